@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * SFrame accessor layer: the only way the core reads section bytes.
+ *
+ * The accessor is chosen at compile time.  By default the section lives in
+ * memory the current context can read directly (kernel image, module, or
+ * a host buffer).  A build that must read a section in user memory defines
+ * SFRAME_ACCESS_HEADER to a header providing its own sframe_access_copy()
+ * (fault-tolerant, returning -SFRAME_E_FAULT), and compiles kernel/sframe.c
+ * again under other function names: the decoding logic is shared, line for
+ * line.
+ *
+ * The core checks bounds before every call: the accessor only moves bytes.
+ */
+#ifndef _SFRAME_ACCESS_H
+#define _SFRAME_ACCESS_H
+
+#include "sframe.h"
+
+#ifndef __always_inline
+#define __always_inline inline __attribute__((__always_inline__))
+#endif
+
+#ifdef SFRAME_ACCESS_HEADER
+#include SFRAME_ACCESS_HEADER
+#else
+static __always_inline int sframe_access_copy(const struct sframe_section *sec,
+					      u32 off, void *dst, u32 len)
+{
+	sframe_memcpy(dst, sec->data + off, len);
+	return 0;
+}
+#endif
+
+#endif /* _SFRAME_ACCESS_H */

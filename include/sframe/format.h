@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * SFrame on-disk format: versions 1, 2 (with errata 1 and 2) and 3.
+ *
+ * Only constants and layout offsets live here; the decoder in
+ * kernel/sframe.c is the one place that interprets them.  All multi-byte
+ * fields are stored in the byte order of the target named by the ABI id
+ * and are read byte by byte: nothing in a section is assumed aligned.
+ */
+#ifndef _SFRAME_FORMAT_H
+#define _SFRAME_FORMAT_H
+
+#define SFRAME_MAGIC			0xdee2
+
+#define SFRAME_VERSION_1		1
+#define SFRAME_VERSION_2		2
+#define SFRAME_VERSION_3		3
+
+/* Preamble flags (sfp_flags). */
+#define SFRAME_F_FDE_SORTED		0x1
+#define SFRAME_F_FRAME_POINTER		0x2	/* v1 and v2 only */
+#define SFRAME_F_FDE_FUNC_START_PCREL	0x4	/* v2 errata 1 and v3 */
+#define SFRAME_V1_F_ALL			0x3
+#define SFRAME_V2_F_ALL			0x7
+#define SFRAME_V3_F_ALL			0x5
+
+/* ABI/arch identifiers (sfh_abi_arch). */
+#define SFRAME_ABI_AARCH64_ENDIAN_BIG		1
+#define SFRAME_ABI_AARCH64_ENDIAN_LITTLE	2
+#define SFRAME_ABI_AMD64_ENDIAN_LITTLE		3
+#define SFRAME_ABI_S390X_ENDIAN_BIG		4
+
+/* Header: 28 bytes, identical in every version. */
+#define SFRAME_HDR_SIZE			28
+#define SFRAME_HDR_MAGIC		0	/* u16 */
+#define SFRAME_HDR_VERSION		2	/* u8 */
+#define SFRAME_HDR_FLAGS		3	/* u8 */
+#define SFRAME_HDR_ABI			4	/* u8 */
+#define SFRAME_HDR_FIXED_FP		5	/* s8 */
+#define SFRAME_HDR_FIXED_RA		6	/* s8 */
+#define SFRAME_HDR_AUXHDR_LEN		7	/* u8 */
+#define SFRAME_HDR_NUM_FDES		8	/* u32 */
+#define SFRAME_HDR_NUM_FRES		12	/* u32 */
+#define SFRAME_HDR_FRE_LEN		16	/* u32 */
+#define SFRAME_HDR_FDEOFF		20	/* u32 */
+#define SFRAME_HDR_FREOFF		24	/* u32 */
+
+/*
+ * Function descriptor entries.
+ * v1: s32 start, u32 size, u32 start_fre_off, u32 num_fres, u8 info (17 B)
+ * v2: the v1 fields, u8 rep_size, u16 padding (20 B)
+ * v3: s64 start, u32 size, u32 start_fre_off (16 B index entry) and a
+ *     5-byte attribute in front of the function's FREs:
+ *     u16 num_fres, u8 info, u8 info2, u8 rep_size.
+ */
+#define SFRAME_V1_FDE_SIZE		17
+#define SFRAME_V2_FDE_SIZE		20
+#define SFRAME_V3_FDE_SIZE		16
+#define SFRAME_V3_FDE_ATTR_SIZE		5
+
+/* FDE info byte (sfde_func_info / sfda_func_info). */
+#define SFRAME_FUNC_FRE_TYPE(i)		((i) & 0xf)
+#define SFRAME_FUNC_PC_TYPE(i)		(((i) >> 4) & 0x1)
+#define SFRAME_FUNC_PAUTH_KEY(i)	(((i) >> 5) & 0x1)
+#define SFRAME_V3_FUNC_SIGNAL_P(i)	(((i) >> 7) & 0x1)
+#define SFRAME_V3_FUNC_FDE_TYPE(i2)	((i2) & 0x1f)
+
+#define SFRAME_FRE_TYPE_ADDR1		0
+#define SFRAME_FRE_TYPE_ADDR2		1
+#define SFRAME_FRE_TYPE_ADDR4		2
+
+#define SFRAME_PC_TYPE_INC		0
+#define SFRAME_PC_TYPE_MASK		1
+
+#define SFRAME_FDE_TYPE_DEFAULT		0
+#define SFRAME_FDE_TYPE_FLEX		1
+
+/* FRE info byte. */
+#define SFRAME_FRE_CFA_BASE_SP(i)	((i) & 0x1)
+#define SFRAME_FRE_WORD_COUNT(i)	(((i) >> 1) & 0xf)
+#define SFRAME_FRE_WORD_SIZE(i)		(((i) >> 5) & 0x3)
+#define SFRAME_FRE_MANGLED_RA_P(i)	(((i) >> 7) & 0x1)
+
+#define SFRAME_FRE_WORD_1B		0
+#define SFRAME_FRE_WORD_2B		1
+#define SFRAME_FRE_WORD_4B		2
+
+#define SFRAME_FRE_MAX_WORDS		15
+/* Largest FRE: 4-byte start, info byte, 15 four-byte words. */
+#define SFRAME_FRE_MAX_SIZE		(4 + 1 + SFRAME_FRE_MAX_WORDS * 4)
+
+/* v3 FLEX control words: (regnum << 3) | (deref << 1) | reg_p. */
+#define SFRAME_FLEX_CTRL_REG_P(c)	((c) & 0x1)
+#define SFRAME_FLEX_CTRL_DEREF_P(c)	(((c) >> 1) & 0x1)
+#define SFRAME_FLEX_CTRL_REGNUM(c)	((c) >> 3)
+
+/* s390x: CFA offsets are stored as (offset - 160) / 8. */
+#define SFRAME_S390X_SP_VAL_OFFSET	(-160)
+#define SFRAME_S390X_CFA_ALIGN		8
+/* s390x v2: an odd RA/FP offset encodes a DWARF register number. */
+#define SFRAME_V2_S390X_OFFSET_IS_REG(o)	((o) & 0x1)
+#define SFRAME_V2_S390X_OFFSET_REG(o)		((o) >> 1)
+
+#endif /* _SFRAME_FORMAT_H */

@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * SFrame core: validate an SFrame section and find the stack-unwinding rule
+ * for a program counter.
+ *
+ * The core is freestanding and allocation-free: every function works on a
+ * caller-owned struct sframe_section and caller-owned result structures, so
+ * it can run in any context (NMI included) and builds unchanged into the
+ * kernel and into userspace tools.  Every read of section bytes goes through
+ * the accessor layer (sframe/access.h) and is bounds-checked: lookups stay
+ * inside the section on any input, validated or not.
+ *
+ * Typical use:
+ *
+ *	struct sframe_section sec;
+ *	struct sframe_rule rule;
+ *
+ *	err = sframe_open(&sec, data, size, addr, 0);
+ *	if (!err)
+ *		err = sframe_validate(&sec, NULL, NULL);	(untrusted input)
+ *	if (!err)
+ *		err = sframe_find(&sec, pc, &rule);
+ */
+#ifndef _SFRAME_SFRAME_H
+#define _SFRAME_SFRAME_H
+
+#include "types.h"
+#include "format.h"
+
+/*
+ * Error codes.  Functions return 0 or the negated value of one of these;
+ * sframe_strerror() names them.
+ */
+enum sframe_error {
+	SFRAME_E_INVAL = 1,	/* bad argument */
+	SFRAME_E_TRUNCATED,	/* shorter than the header it announces */
+	SFRAME_E_MAGIC,		/* no SFrame magic in either byte order */
+	SFRAME_E_VERSION,	/* version other than 1, 2 or 3 */
+	SFRAME_E_FLAGS,		/* flag bits invalid for the version */
+	SFRAME_E_ABI,		/* unknown ABI, or ABI byte order != magic's */
+	SFRAME_E_LAYOUT,	/* FDE/FRE sub-sections out of bounds or overlapping */
+	SFRAME_E_FUNC_RANGE,	/* function start + size wraps around */
+	SFRAME_E_FRE_BOUNDS,	/* FRE data outside the FRE sub-section */
+	SFRAME_E_FRE_TYPE,	/* FRE start-address type 3..15 */
+	SFRAME_E_FDE_TYPE,	/* v3 FDE type other than DEFAULT or FLEX */
+	SFRAME_E_REP_SIZE,	/* PCMASK FDE with a zero repetition size */
+	SFRAME_E_FRE_ORDER,	/* FRE start offsets not strictly increasing */
+	SFRAME_E_FRE_START,	/* FRE starts at or beyond the function end */
+	SFRAME_E_WORD_SIZE,	/* FRE data-word size 3 */
+	SFRAME_E_WORD_COUNT,	/* data-word count invalid for ABI/FDE type */
+	SFRAME_E_FLEX_CTRL,	/* malformed FLEX control word */
+	SFRAME_E_REGNUM,	/* register number out of range */
+	SFRAME_E_OFFSET,	/* decoded offset does not fit 32 bits */
+	SFRAME_E_NUM_FRES,	/* FRE count disagrees with sfh_num_fres */
+	SFRAME_E_FRE_LEN,	/* FRE bytes disagree with sfh_fre_len */
+	SFRAME_E_UNSORTED,	/* SORTED flag set but FDEs are not sorted */
+	SFRAME_E_NO_FDE,	/* no function covers the PC */
+	SFRAME_E_NO_FRE,	/* function has no row for the PC */
+	SFRAME_E_SIGNAL,	/* signal trampoline without rows: use the OS frame */
+	SFRAME_E_FAULT,		/* the accessor could not read the bytes */
+	SFRAME_E_INDEX,		/* caller-provided index too small or stale */
+	SFRAME_E_MAX
+};
+
+/* sframe_open() options. */
+#define SFRAME_OPEN_PCREL	0x1	/* starts are PC-relative whatever the
+					 * flags say (relocated v1 in modules) */
+
+/* Largest register number a rule may name (DWARF numbering). */
+#define SFRAME_MAX_REGNUM	127
+
+/**
+ * struct sframe_section - an opened SFrame section
+ * @data: first byte of the section, as readable by the accessor
+ * @addr: run-time address of the first byte (anchor of start addresses)
+ * @size: bytes up to the end of the FRE sub-section (padding excluded)
+ * @num_fdes: number of function descriptors
+ * @num_fres: total number of FREs announced by the header
+ * @fde_base: section offset of the FDE index
+ * @fre_base: section offset of the FRE sub-section
+ * @fre_end: section offset just past the FRE sub-section
+ * @version: SFrame version (1, 2 or 3)
+ * @flags: preamble flags
+ * @abi: ABI/arch identifier
+ * @fde_size: stride of the FDE index
+ * @fixed_fp: header's fixed FP offset from the CFA (0: none)
+ * @fixed_ra: header's fixed RA offset from the CFA (0: none)
+ * @big_endian: multi-byte fields are big-endian
+ * @pcrel: start fields are relative to the field's own address
+ * @sp_reg: DWARF number of the stack pointer for @abi
+ * @fp_reg: DWARF number of the frame pointer for @abi
+ * @ra_reg: DWARF number of the return-address register (0: none, AMD64)
+ *
+ * Filled by sframe_open(); read-only afterwards.  Nothing in it points to
+ * memory the core owns.
+ */
+struct sframe_section {
+	const u8 *data;
+	u64 addr;
+	u32 size;
+	u32 num_fdes;
+	u32 num_fres;
+	u32 fde_base;
+	u32 fre_base;
+	u32 fre_end;
+	u8 version;
+	u8 flags;
+	u8 abi;
+	u8 fde_size;
+	s8 fixed_fp;
+	s8 fixed_ra;
+	bool big_endian;
+	bool pcrel;
+	u8 sp_reg;
+	u8 fp_reg;
+	u8 ra_reg;
+};
+
+/**
+ * struct sframe_fde - a decoded function descriptor
+ * @start: resolved run-time address of the function's first byte
+ * @size: function size in bytes
+ * @index: position in the FDE index
+ * @num_fres: number of FREs
+ * @fres: section offset of the first FRE
+ * @info: FDE info byte (FRE type, PC type, pauth key, signal)
+ * @info2: v3 info byte 2 (FDE type); 0 before v3
+ * @rep_size: PCMASK repetition block size (v2, v3)
+ */
+struct sframe_fde {
+	u64 start;
+	u32 size;
+	u32 index;
+	u32 num_fres;
+	u32 fres;
+	u8 info;
+	u8 info2;
+	u8 rep_size;
+};
+
+/**
+ * struct sframe_fre - one frame row entry, located but not interpreted
+ * @start: start offset from the function (PCMASK: from the block) start
+ * @off: section offset of the FRE
+ * @next: section offset just past the FRE
+ * @info: FRE info byte
+ */
+struct sframe_fre {
+	u32 start;
+	u32 off;
+	u32 next;
+	u8 info;
+};
+
+/* How a value of the caller's frame is recovered (struct sframe_loc.kind). */
+enum sframe_loc_kind {
+	SFRAME_LOC_SAME,	/* unchanged: still in its register */
+	SFRAME_LOC_CFA,		/* CFA + offset, loaded if deref */
+	SFRAME_LOC_REG,		/* REG[reg] + offset, loaded if deref */
+	SFRAME_LOC_UNDEFINED,	/* not recoverable */
+};
+
+/**
+ * struct sframe_loc - recovery rule for one value
+ * @kind: enum sframe_loc_kind
+ * @deref: the value is loaded from the computed address
+ * @reg: DWARF register number for %SFRAME_LOC_REG
+ * @offset: offset added to the base
+ */
+struct sframe_loc {
+	u8 kind;
+	u8 deref;
+	u16 reg;
+	s32 offset;
+};
+
+/* struct sframe_rule.flags */
+#define SFRAME_RULE_OUTERMOST	0x001	/* RA undefined: the trace ends here */
+#define SFRAME_RULE_RA_MANGLED	0x002	/* RA is signed (AArch64 PAC) */
+#define SFRAME_RULE_PAUTH_B	0x004	/* signed with key B, else key A */
+#define SFRAME_RULE_SIGNAL	0x008	/* function is a signal trampoline */
+#define SFRAME_RULE_RA_FIXED	0x010	/* RA rule from the header's fixed offset */
+#define SFRAME_RULE_FP_FIXED	0x020	/* FP rule from the header's fixed offset */
+#define SFRAME_RULE_RA_PADDING	0x040	/* RA slot present but marked unsaved */
+#define SFRAME_RULE_FLEX	0x080	/* FDE of type FLEX */
+#define SFRAME_RULE_PCMASK	0x100	/* FDE of PC type MASK */
+#define SFRAME_RULE_CFA_BASE_SP	0x200	/* DEFAULT FDE: CFA based on SP */
+
+/**
+ * struct sframe_rule - how to recover the caller's frame at one PC
+ * @cfa: CFA rule; always %SFRAME_LOC_REG
+ * @ra: return-address rule
+ * @fp: frame-pointer rule
+ * @sp_from_cfa: caller's SP = CFA + @sp_from_cfa (-160 on s390x)
+ * @flags: %SFRAME_RULE_* flags
+ * @func_start: start address of the function
+ * @func_size: size of the function
+ * @fde_index: index of the FDE
+ * @fre_start: start offset of the FRE within the function (or block)
+ *
+ * For an outermost frame (%SFRAME_RULE_OUTERMOST) only @flags and the
+ * function fields are meaningful.
+ */
+struct sframe_rule {
+	struct sframe_loc cfa;
+	struct sframe_loc ra;
+	struct sframe_loc fp;
+	s16 sp_from_cfa;
+	u16 flags;
+	u64 func_start;
+	u32 func_size;
+	u32 fde_index;
+	u32 fre_start;
+};
+
+/**
+ * typedef sframe_report_fn - validator callback, called once per problem
+ * @arg: caller's cookie
+ * @err: negative error code
+ * @fde: FDE index, or U32_MAX (~0U) for section-level problems
+ * @fre: FRE index within the FDE, or ~0U
+ */
+typedef void (*sframe_report_fn)(void *arg, int err, u32 fde, u32 fre);
+
+#define SFRAME_NO_INDEX		(~0U)
+
+int sframe_open(struct sframe_section *sec, const void *data, u64 size,
+		u64 addr, unsigned int opts);
+int sframe_validate(const struct sframe_section *sec,
+		    sframe_report_fn report, void *arg);
+int sframe_get_fde(const struct sframe_section *sec, u32 index,
+		   struct sframe_fde *fde);
+int sframe_find_fde(const struct sframe_section *sec, u64 pc,
+		    struct sframe_fde *fde);
+int sframe_read_fre(const struct sframe_section *sec,
+		    const struct sframe_fde *fde, u32 off,
+		    struct sframe_fre *fre);
+int sframe_find_fre(const struct sframe_section *sec,
+		    const struct sframe_fde *fde, u64 pc,
+		    struct sframe_fre *fre);
+int sframe_fre_rule(const struct sframe_section *sec,
+		    const struct sframe_fde *fde, const struct sframe_fre *fre,
+		    struct sframe_rule *rule);
+int sframe_find(const struct sframe_section *sec, u64 pc,
+		struct sframe_rule *rule);
+const char *sframe_errname(int err);
+const char *sframe_strerror(int err);
+
+/* FDE attribute helpers. */
+static inline bool sframe_fde_pcmask(const struct sframe_fde *fde)
+{
+	return SFRAME_FUNC_PC_TYPE(fde->info) == SFRAME_PC_TYPE_MASK;
+}
+
+static inline bool sframe_fde_flex(const struct sframe_fde *fde)
+{
+	return SFRAME_V3_FUNC_FDE_TYPE(fde->info2) == SFRAME_FDE_TYPE_FLEX;
+}
+
+static inline bool sframe_fde_signal(const struct sframe_section *sec,
+				     const struct sframe_fde *fde)
+{
+	return sec->version >= SFRAME_VERSION_3 &&
+	       SFRAME_V3_FUNC_SIGNAL_P(fde->info);
+}
+
+/* Number of data words of an FRE. */
+static inline unsigned int sframe_fre_words(const struct sframe_fre *fre)
+{
+	return SFRAME_FRE_WORD_COUNT(fre->info);
+}
+
+#endif /* _SFRAME_SFRAME_H */

@@ -1,0 +1,955 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * SFrame core: section validation, FDE/FRE lookup and rule decoding.
+ *
+ * This file is the single place where the SFrame format is interpreted.
+ * It is freestanding (no libc, no allocation, no global mutable state) and
+ * is compiled unchanged into the kernel and into the userspace tools.
+ *
+ * Safety model: sframe_open() checks the header and that the FDE index and
+ * the FRE sub-section lie inside the section.  Every later read is checked
+ * against those bounds before the accessor is called, and every loop is
+ * bounded by the number of bytes it walks, so a lookup on a forged section
+ * returns an error instead of reading outside it.  sframe_validate() adds
+ * the checks that need a walk of the whole section.
+ */
+#include <sframe/sframe.h>
+#include <sframe/access.h>
+
+#ifdef __KERNEL__
+#include <linux/export.h>
+#else
+#define EXPORT_SYMBOL_GPL(sym)
+#endif
+
+static const char * const sframe_err_names[SFRAME_E_MAX] = {
+	[0]			= "OK",
+	[SFRAME_E_INVAL]	= "SFRAME_E_INVAL",
+	[SFRAME_E_TRUNCATED]	= "SFRAME_E_TRUNCATED",
+	[SFRAME_E_MAGIC]	= "SFRAME_E_MAGIC",
+	[SFRAME_E_VERSION]	= "SFRAME_E_VERSION",
+	[SFRAME_E_FLAGS]	= "SFRAME_E_FLAGS",
+	[SFRAME_E_ABI]		= "SFRAME_E_ABI",
+	[SFRAME_E_LAYOUT]	= "SFRAME_E_LAYOUT",
+	[SFRAME_E_FUNC_RANGE]	= "SFRAME_E_FUNC_RANGE",
+	[SFRAME_E_FRE_BOUNDS]	= "SFRAME_E_FRE_BOUNDS",
+	[SFRAME_E_FRE_TYPE]	= "SFRAME_E_FRE_TYPE",
+	[SFRAME_E_FDE_TYPE]	= "SFRAME_E_FDE_TYPE",
+	[SFRAME_E_REP_SIZE]	= "SFRAME_E_REP_SIZE",
+	[SFRAME_E_FRE_ORDER]	= "SFRAME_E_FRE_ORDER",
+	[SFRAME_E_FRE_START]	= "SFRAME_E_FRE_START",
+	[SFRAME_E_WORD_SIZE]	= "SFRAME_E_WORD_SIZE",
+	[SFRAME_E_WORD_COUNT]	= "SFRAME_E_WORD_COUNT",
+	[SFRAME_E_FLEX_CTRL]	= "SFRAME_E_FLEX_CTRL",
+	[SFRAME_E_REGNUM]	= "SFRAME_E_REGNUM",
+	[SFRAME_E_OFFSET]	= "SFRAME_E_OFFSET",
+	[SFRAME_E_NUM_FRES]	= "SFRAME_E_NUM_FRES",
+	[SFRAME_E_FRE_LEN]	= "SFRAME_E_FRE_LEN",
+	[SFRAME_E_UNSORTED]	= "SFRAME_E_UNSORTED",
+	[SFRAME_E_NO_FDE]	= "SFRAME_E_NO_FDE",
+	[SFRAME_E_NO_FRE]	= "SFRAME_E_NO_FRE",
+	[SFRAME_E_SIGNAL]	= "SFRAME_E_SIGNAL",
+	[SFRAME_E_FAULT]	= "SFRAME_E_FAULT",
+	[SFRAME_E_INDEX]	= "SFRAME_E_INDEX",
+};
+
+static const char * const sframe_err_text[SFRAME_E_MAX] = {
+	[0]			= "success",
+	[SFRAME_E_INVAL]	= "invalid argument",
+	[SFRAME_E_TRUNCATED]	= "section shorter than its header announces",
+	[SFRAME_E_MAGIC]	= "bad magic: not an SFrame section",
+	[SFRAME_E_VERSION]	= "unsupported SFrame version",
+	[SFRAME_E_FLAGS]	= "flag bits invalid for this version",
+	[SFRAME_E_ABI]		= "unknown ABI or ABI byte order disagrees with magic",
+	[SFRAME_E_LAYOUT]	= "FDE or FRE sub-section out of bounds or overlapping",
+	[SFRAME_E_FUNC_RANGE]	= "function address range wraps around",
+	[SFRAME_E_FRE_BOUNDS]	= "FRE data outside the FRE sub-section",
+	[SFRAME_E_FRE_TYPE]	= "invalid FRE start-address type",
+	[SFRAME_E_FDE_TYPE]	= "unsupported FDE type",
+	[SFRAME_E_REP_SIZE]	= "PCMASK FDE with zero repetition size",
+	[SFRAME_E_FRE_ORDER]	= "FRE start offsets not strictly increasing",
+	[SFRAME_E_FRE_START]	= "FRE starts at or beyond the function end",
+	[SFRAME_E_WORD_SIZE]	= "invalid FRE data-word size",
+	[SFRAME_E_WORD_COUNT]	= "FRE data-word count invalid for ABI and FDE type",
+	[SFRAME_E_FLEX_CTRL]	= "malformed FLEX control word",
+	[SFRAME_E_REGNUM]	= "register number out of range",
+	[SFRAME_E_OFFSET]	= "decoded offset out of range",
+	[SFRAME_E_NUM_FRES]	= "FRE count disagrees with the header",
+	[SFRAME_E_FRE_LEN]	= "FRE bytes disagree with the header's FRE length",
+	[SFRAME_E_UNSORTED]	= "FDEs flagged sorted are not sorted",
+	[SFRAME_E_NO_FDE]	= "no function descriptor covers the address",
+	[SFRAME_E_NO_FRE]	= "no frame row covers the address",
+	[SFRAME_E_SIGNAL]	= "signal trampoline without frame rows",
+	[SFRAME_E_FAULT]	= "section memory could not be read",
+	[SFRAME_E_INDEX]	= "lookup index too small or stale",
+};
+
+static unsigned int sframe_err_index(int err)
+{
+	unsigned int e = err < 0 ? -err : err;
+
+	return e < SFRAME_E_MAX ? e : SFRAME_E_INVAL;
+}
+
+/**
+ * sframe_errname() - symbolic name of an SFrame error code
+ * @err: 0 or a negative SFRAME_E_* code
+ *
+ * Return: a constant string such as "SFRAME_E_TRUNCATED".
+ */
+const char *sframe_errname(int err)
+{
+	return sframe_err_names[sframe_err_index(err)];
+}
+EXPORT_SYMBOL_GPL(sframe_errname);
+
+/**
+ * sframe_strerror() - human-readable description of an SFrame error code
+ * @err: 0 or a negative SFRAME_E_* code
+ *
+ * Return: a constant, one-line description.
+ */
+const char *sframe_strerror(int err)
+{
+	return sframe_err_text[sframe_err_index(err)];
+}
+EXPORT_SYMBOL_GPL(sframe_strerror);
+
+/* Unsigned integer of @n bytes (n <= 8) in the section's byte order. */
+static __always_inline u64 sframe_get_uint(const struct sframe_section *sec,
+					   const u8 *p, unsigned int n)
+{
+	u64 v = 0;
+	unsigned int i;
+
+	if (sec->big_endian) {
+		for (i = 0; i < n; i++)
+			v = (v << 8) | p[i];
+	} else {
+		for (i = n; i > 0; i--)
+			v = (v << 8) | p[i - 1];
+	}
+	return v;
+}
+
+/* Signed integer of @n bytes (1 <= n <= 8), sign-extended. */
+static __always_inline s64 sframe_get_sint(const struct sframe_section *sec,
+					   const u8 *p, unsigned int n)
+{
+	unsigned int shift = 64 - 8 * n;
+
+	return (s64)(sframe_get_uint(sec, p, n) << shift) >> shift;
+}
+
+/*
+ * Copy @len bytes at section offset @off, which must end at or before
+ * @end.  The one bounds check every read passes through.
+ */
+static __always_inline int sframe_read(const struct sframe_section *sec,
+				       u32 off, u32 len, u32 end, void *dst,
+				       int bounds_err)
+{
+	if (unlikely(off > end || len > end - off))
+		return -bounds_err;
+	return sframe_access_copy(sec, off, dst, len);
+}
+
+static bool sframe_abi_big_endian(u8 abi)
+{
+	return abi == SFRAME_ABI_AARCH64_ENDIAN_BIG ||
+	       abi == SFRAME_ABI_S390X_ENDIAN_BIG;
+}
+
+static int sframe_set_abi_regs(struct sframe_section *sec)
+{
+	switch (sec->abi) {
+	case SFRAME_ABI_AARCH64_ENDIAN_BIG:
+	case SFRAME_ABI_AARCH64_ENDIAN_LITTLE:
+		sec->sp_reg = 31;
+		sec->fp_reg = 29;
+		sec->ra_reg = 30;
+		return 0;
+	case SFRAME_ABI_AMD64_ENDIAN_LITTLE:
+		sec->sp_reg = 7;
+		sec->fp_reg = 6;
+		sec->ra_reg = 0;	/* return address lives on the stack */
+		return 0;
+	case SFRAME_ABI_S390X_ENDIAN_BIG:
+		/* s390x appeared with v2 errata 1. */
+		if (sec->version < SFRAME_VERSION_2)
+			return -SFRAME_E_ABI;
+		sec->sp_reg = 15;
+		sec->fp_reg = 11;
+		sec->ra_reg = 14;
+		return 0;
+	default:
+		return -SFRAME_E_ABI;
+	}
+}
+
+/**
+ * sframe_open() - check an SFrame header and prepare a section for lookups
+ * @sec: section descriptor to fill
+ * @data: first byte of the section, readable through the accessor
+ * @size: bytes available at @data (a segment may carry zero padding)
+ * @addr: run-time address of the first byte
+ * @opts: %SFRAME_OPEN_* options
+ *
+ * Checks the magic, version, flags and ABI, and that the FDE index and the
+ * FRE sub-section lie inside @size without overlapping.  This is enough for
+ * every later lookup to stay in bounds; use sframe_validate() to check the
+ * rest of an untrusted section.
+ *
+ * Return: 0, or a negative SFRAME_E_* code.
+ */
+int sframe_open(struct sframe_section *sec, const void *data, u64 size,
+		u64 addr, unsigned int opts)
+{
+	u8 h[SFRAME_HDR_SIZE];
+	u64 hdr_end, fde_base, fde_end, fre_base, fre_end;
+	u32 fdeoff, freoff, fre_len;
+	u8 valid_flags;
+	int err;
+
+	if (!sec || !data || (opts & ~SFRAME_OPEN_PCREL))
+		return -SFRAME_E_INVAL;
+	if (size < SFRAME_HDR_SIZE)
+		return -SFRAME_E_TRUNCATED;
+
+	*sec = (struct sframe_section){ .data = data, .addr = addr };
+	err = sframe_access_copy(sec, 0, h, SFRAME_HDR_SIZE);
+	if (err)
+		return err;
+
+	if (h[0] == 0xde && h[1] == 0xe2)
+		sec->big_endian = true;
+	else if (h[0] != 0xe2 || h[1] != 0xde)
+		return -SFRAME_E_MAGIC;
+
+	sec->version = h[SFRAME_HDR_VERSION];
+	switch (sec->version) {
+	case SFRAME_VERSION_1:
+		valid_flags = SFRAME_V1_F_ALL;
+		sec->fde_size = SFRAME_V1_FDE_SIZE;
+		break;
+	case SFRAME_VERSION_2:
+		valid_flags = SFRAME_V2_F_ALL;
+		sec->fde_size = SFRAME_V2_FDE_SIZE;
+		break;
+	case SFRAME_VERSION_3:
+		valid_flags = SFRAME_V3_F_ALL;
+		sec->fde_size = SFRAME_V3_FDE_SIZE;
+		break;
+	default:
+		return -SFRAME_E_VERSION;
+	}
+
+	sec->flags = h[SFRAME_HDR_FLAGS];
+	if (sec->flags & ~valid_flags)
+		return -SFRAME_E_FLAGS;
+	sec->abi = h[SFRAME_HDR_ABI];
+	err = sframe_set_abi_regs(sec);
+	if (err)
+		return err;
+	if (sframe_abi_big_endian(sec->abi) != sec->big_endian)
+		return -SFRAME_E_ABI;
+
+	sec->fixed_fp = (s8)h[SFRAME_HDR_FIXED_FP];
+	sec->fixed_ra = (s8)h[SFRAME_HDR_FIXED_RA];
+	sec->num_fdes = sframe_get_uint(sec, h + SFRAME_HDR_NUM_FDES, 4);
+	sec->num_fres = sframe_get_uint(sec, h + SFRAME_HDR_NUM_FRES, 4);
+	fre_len = sframe_get_uint(sec, h + SFRAME_HDR_FRE_LEN, 4);
+	fdeoff = sframe_get_uint(sec, h + SFRAME_HDR_FDEOFF, 4);
+	freoff = sframe_get_uint(sec, h + SFRAME_HDR_FREOFF, 4);
+
+	/* 64-bit arithmetic: none of these sums can wrap. */
+	hdr_end = SFRAME_HDR_SIZE + (u64)h[SFRAME_HDR_AUXHDR_LEN];
+	fde_base = hdr_end + fdeoff;
+	fde_end = fde_base + (u64)sec->num_fdes * sec->fde_size;
+	fre_base = hdr_end + freoff;
+	fre_end = fre_base + fre_len;
+
+	if (hdr_end > size)
+		return -SFRAME_E_TRUNCATED;
+	if (fde_end > fre_base || fre_end > 0xffffffffULL)
+		return -SFRAME_E_LAYOUT;
+	if (fre_end > size)
+		return -SFRAME_E_TRUNCATED;
+
+	sec->fde_base = fde_base;
+	sec->fre_base = fre_base;
+	sec->fre_end = fre_end;
+	sec->size = fre_end;
+	sec->pcrel = (opts & SFRAME_OPEN_PCREL) ||
+		     (sec->version >= SFRAME_VERSION_2 &&
+		      (sec->flags & SFRAME_F_FDE_FUNC_START_PCREL));
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sframe_open);
+
+/* Resolved start address of FDE @i; @i < num_fdes (index in bounds). */
+static __always_inline int sframe_fde_start(const struct sframe_section *sec,
+					    u32 i, u64 *start)
+{
+	u32 off = sec->fde_base + i * sec->fde_size;
+	unsigned int n = sec->version >= SFRAME_VERSION_3 ? 8 : 4;
+	u8 b[8];
+	int err;
+
+	err = sframe_read(sec, off, n, sec->fre_base, b, SFRAME_E_LAYOUT);
+	if (unlikely(err))
+		return err;
+	*start = (sec->pcrel ? sec->addr + off : sec->addr) +
+		 (u64)sframe_get_sint(sec, b, n);
+	return 0;
+}
+
+/**
+ * sframe_get_fde() - decode one function descriptor
+ * @sec: opened section
+ * @index: FDE index, below @sec->num_fdes
+ * @fde: result
+ *
+ * Resolves the start address (section- or PC-relative per the version,
+ * flags and open options) and, for v3, reads the attribute in front of the
+ * function's FREs.
+ *
+ * Return: 0, or a negative SFRAME_E_* code.
+ */
+int sframe_get_fde(const struct sframe_section *sec, u32 index,
+		   struct sframe_fde *fde)
+{
+	u8 b[SFRAME_V2_FDE_SIZE];
+	u32 off, fre_off;
+	int err;
+
+	if (unlikely(index >= sec->num_fdes))
+		return -SFRAME_E_INVAL;
+
+	off = sec->fde_base + index * sec->fde_size;
+	err = sframe_read(sec, off, sec->fde_size, sec->fre_base, b,
+			  SFRAME_E_LAYOUT);
+	if (unlikely(err))
+		return err;
+
+	fde->index = index;
+	if (sec->version >= SFRAME_VERSION_3) {
+		u8 a[SFRAME_V3_FDE_ATTR_SIZE];
+
+		fde->start = (u64)sframe_get_sint(sec, b, 8);
+		fde->size = sframe_get_uint(sec, b + 8, 4);
+		fre_off = sframe_get_uint(sec, b + 12, 4);
+		if (unlikely(fre_off > sec->fre_end - sec->fre_base))
+			return -SFRAME_E_FRE_BOUNDS;
+		err = sframe_read(sec, sec->fre_base + fre_off, sizeof(a),
+				  sec->fre_end, a, SFRAME_E_FRE_BOUNDS);
+		if (unlikely(err))
+			return err;
+		fde->num_fres = sframe_get_uint(sec, a, 2);
+		fde->info = a[2];
+		fde->info2 = a[3];
+		fde->rep_size = a[4];
+		fde->fres = sec->fre_base + fre_off + SFRAME_V3_FDE_ATTR_SIZE;
+	} else {
+		fde->start = (u64)sframe_get_sint(sec, b, 4);
+		fde->size = sframe_get_uint(sec, b + 4, 4);
+		fre_off = sframe_get_uint(sec, b + 8, 4);
+		if (unlikely(fre_off > sec->fre_end - sec->fre_base))
+			return -SFRAME_E_FRE_BOUNDS;
+		fde->num_fres = sframe_get_uint(sec, b + 12, 4);
+		fde->info = b[16];
+		fde->info2 = 0;
+		fde->rep_size = sec->version == SFRAME_VERSION_2 ? b[17] : 0;
+		fde->fres = sec->fre_base + fre_off;
+	}
+	fde->start += sec->pcrel ? sec->addr + off : sec->addr;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sframe_get_fde);
+
+static __always_inline bool sframe_fde_covers(u64 start, u32 size, u64 pc)
+{
+	return pc >= start && pc - start < size;
+}
+
+/**
+ * sframe_find_fde() - find the function descriptor covering an address
+ * @sec: opened section
+ * @pc: run-time address
+ * @fde: result
+ *
+ * Binary search when the section claims to be sorted; a linear scan
+ * otherwise (relocatable objects, modules), which returns the first FDE
+ * covering @pc.  On a section falsely claiming to be sorted the answer may
+ * be wrong but every read stays in bounds (sframe_validate() detects it).
+ *
+ * Return: 0, -SFRAME_E_NO_FDE, or another negative SFRAME_E_* code.
+ */
+int sframe_find_fde(const struct sframe_section *sec, u64 pc,
+		    struct sframe_fde *fde)
+{
+	u32 lo = 0, hi = sec->num_fdes, i;
+	u64 start;
+	int err;
+
+	if (!(sec->flags & SFRAME_F_FDE_SORTED)) {
+		for (i = 0; i < sec->num_fdes; i++) {
+			err = sframe_get_fde(sec, i, fde);
+			if (err)
+				return err;
+			if (sframe_fde_covers(fde->start, fde->size, pc))
+				return 0;
+		}
+		return -SFRAME_E_NO_FDE;
+	}
+
+	/* Find the last FDE starting at or below pc. */
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		err = sframe_fde_start(sec, mid, &start);
+		if (unlikely(err))
+			return err;
+		if (start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -SFRAME_E_NO_FDE;
+	err = sframe_get_fde(sec, lo - 1, fde);
+	if (err)
+		return err;
+	if (!sframe_fde_covers(fde->start, fde->size, pc))
+		return -SFRAME_E_NO_FDE;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sframe_find_fde);
+
+/**
+ * sframe_read_fre() - locate and size the frame row entry at an offset
+ * @sec: opened section
+ * @fde: the function the FRE belongs to
+ * @off: section offset of the FRE
+ * @fre: result
+ *
+ * Return: 0, or a negative SFRAME_E_* code.
+ */
+int sframe_read_fre(const struct sframe_section *sec,
+		    const struct sframe_fde *fde, u32 off,
+		    struct sframe_fre *fre)
+{
+	unsigned int fre_type = SFRAME_FUNC_FRE_TYPE(fde->info);
+	unsigned int asz, wsz;
+	u8 b[5];
+	u32 len;
+	int err;
+
+	if (unlikely(fre_type > SFRAME_FRE_TYPE_ADDR4))
+		return -SFRAME_E_FRE_TYPE;
+	asz = 1U << fre_type;
+	if (unlikely(off < sec->fre_base))
+		return -SFRAME_E_FRE_BOUNDS;
+	err = sframe_read(sec, off, asz + 1, sec->fre_end, b,
+			  SFRAME_E_FRE_BOUNDS);
+	if (unlikely(err))
+		return err;
+
+	fre->info = b[asz];
+	wsz = SFRAME_FRE_WORD_SIZE(fre->info);
+	if (unlikely(wsz > SFRAME_FRE_WORD_4B))
+		return -SFRAME_E_WORD_SIZE;
+	len = asz + 1 + (SFRAME_FRE_WORD_COUNT(fre->info) << wsz);
+	if (unlikely(len > sec->fre_end - off))
+		return -SFRAME_E_FRE_BOUNDS;
+
+	fre->start = sframe_get_uint(sec, b, asz);
+	fre->off = off;
+	fre->next = off + len;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sframe_read_fre);
+
+/*
+ * Does the row starting at @start apply to function offset @off?  The
+ * caller has already reduced @off modulo the block size for v2/v3 PCMASK.
+ * In v1 a PCMASK row start is a mask: it applies where (off & mask) == mask.
+ */
+static __always_inline bool sframe_fre_applies(const struct sframe_section *sec,
+					       const struct sframe_fde *fde,
+					       u32 start, u32 off)
+{
+	if (sec->version == SFRAME_VERSION_1 && sframe_fde_pcmask(fde))
+		return (off & start) == start;
+	return start <= off;
+}
+
+/**
+ * sframe_find_fre() - find the frame row entry for an address
+ * @sec: opened section
+ * @fde: the function covering @pc (from sframe_find_fde())
+ * @pc: run-time address
+ * @fre: result
+ *
+ * Rows ascend; the last row starting at or below @pc's offset applies.
+ * For PCMASK functions the offset is taken modulo the repetition block.
+ *
+ * Return: 0, -SFRAME_E_NO_FRE, or another negative SFRAME_E_* code.
+ */
+int sframe_find_fre(const struct sframe_section *sec,
+		    const struct sframe_fde *fde, u64 pc,
+		    struct sframe_fre *fre)
+{
+	bool v1_mask = sec->version == SFRAME_VERSION_1 &&
+		       sframe_fde_pcmask(fde);
+	u32 off, p = fde->fres, prev = 0, k;
+	struct sframe_fre cur;
+	bool found = false;
+	int err;
+
+	if (!sframe_fde_covers(fde->start, fde->size, pc))
+		return -SFRAME_E_NO_FDE;
+	off = pc - fde->start;
+	if (sframe_fde_pcmask(fde) && !v1_mask) {
+		if (unlikely(!fde->rep_size))
+			return -SFRAME_E_REP_SIZE;
+		off %= fde->rep_size;
+	}
+
+	/* Each row is at least 2 bytes and bounds-checked: the loop ends. */
+	for (k = 0; k < fde->num_fres; k++) {
+		err = sframe_read_fre(sec, fde, p, &cur);
+		if (unlikely(err))
+			return err;
+		if (unlikely(k && cur.start <= prev && !v1_mask))
+			return -SFRAME_E_FRE_ORDER;
+		prev = cur.start;
+		if (sframe_fre_applies(sec, fde, cur.start, off)) {
+			*fre = cur;
+			found = true;
+		} else if (!v1_mask) {
+			break;
+		}
+		p = cur.next;
+	}
+	return found ? 0 : -SFRAME_E_NO_FRE;
+}
+EXPORT_SYMBOL_GPL(sframe_find_fre);
+
+/* Data words of an FRE, decoded signed and unsigned. */
+struct sframe_words {
+	unsigned int n;
+	s32 s[SFRAME_FRE_MAX_WORDS];
+	u32 u[SFRAME_FRE_MAX_WORDS];
+};
+
+static int sframe_read_words(const struct sframe_section *sec,
+			     const struct sframe_fde *fde,
+			     const struct sframe_fre *fre,
+			     struct sframe_words *w)
+{
+	unsigned int asz = 1U << SFRAME_FUNC_FRE_TYPE(fde->info);
+	unsigned int wsz = 1U << SFRAME_FRE_WORD_SIZE(fre->info);
+	u8 b[SFRAME_FRE_MAX_WORDS * 4];
+	unsigned int i;
+	int err;
+
+	w->n = SFRAME_FRE_WORD_COUNT(fre->info);
+	if (unlikely(SFRAME_FUNC_FRE_TYPE(fde->info) > SFRAME_FRE_TYPE_ADDR4))
+		return -SFRAME_E_FRE_TYPE;
+	if (unlikely(SFRAME_FRE_WORD_SIZE(fre->info) > SFRAME_FRE_WORD_4B))
+		return -SFRAME_E_WORD_SIZE;
+	if (unlikely(fre->off < sec->fre_base || fre->off > sec->fre_end - asz - 1))
+		return -SFRAME_E_FRE_BOUNDS;
+	err = sframe_read(sec, fre->off + asz + 1, w->n * wsz, sec->fre_end,
+			  b, SFRAME_E_FRE_BOUNDS);
+	if (unlikely(err))
+		return err;
+	for (i = 0; i < w->n; i++) {
+		w->u[i] = sframe_get_uint(sec, b + i * wsz, wsz);
+		w->s[i] = sframe_get_sint(sec, b + i * wsz, wsz);
+	}
+	return 0;
+}
+
+/* s390x stores CFA offsets as (offset - 160) / 8. */
+static int sframe_cfa_offset(const struct sframe_section *sec, s32 word,
+			     s32 *offset)
+{
+	s64 v = word;
+
+	if (sec->abi == SFRAME_ABI_S390X_ENDIAN_BIG)
+		v = v * SFRAME_S390X_CFA_ALIGN - SFRAME_S390X_SP_VAL_OFFSET;
+	if (unlikely(v != (s32)v))
+		return -SFRAME_E_OFFSET;
+	*offset = v;
+	return 0;
+}
+
+/* A stack slot relative to the CFA, as DEFAULT FDEs and the header give. */
+static void sframe_loc_slot(struct sframe_loc *loc, s32 offset)
+{
+	*loc = (struct sframe_loc){
+		.kind = SFRAME_LOC_CFA, .deref = 1, .offset = offset
+	};
+}
+
+/* DEFAULT FDE RA or FP word; s390x v2 encodes registers as odd values. */
+static void sframe_loc_word(const struct sframe_section *sec,
+			    struct sframe_loc *loc, s32 word)
+{
+	if (sec->abi == SFRAME_ABI_S390X_ENDIAN_BIG &&
+	    sec->version == SFRAME_VERSION_2 &&
+	    SFRAME_V2_S390X_OFFSET_IS_REG(word)) {
+		*loc = (struct sframe_loc){
+			.kind = SFRAME_LOC_REG,
+			.reg = SFRAME_V2_S390X_OFFSET_REG(word) & 0xffff,
+		};
+		return;
+	}
+	sframe_loc_slot(loc, word);
+}
+
+static int sframe_rule_default(const struct sframe_section *sec,
+			       const struct sframe_fre *fre,
+			       const struct sframe_words *w,
+			       struct sframe_rule *rule)
+{
+	/* With a fixed RA slot (AMD64) the FP word follows the CFA word. */
+	unsigned int ra_idx = sec->fixed_ra ? 0 : 1;
+	unsigned int fp_idx = sec->fixed_ra ? 1 : 2;
+	int err;
+
+	if (unlikely(w->n > fp_idx + 1))
+		return -SFRAME_E_WORD_COUNT;
+
+	rule->cfa.kind = SFRAME_LOC_REG;
+	if (SFRAME_FRE_CFA_BASE_SP(fre->info)) {
+		rule->cfa.reg = sec->sp_reg;
+		rule->flags |= SFRAME_RULE_CFA_BASE_SP;
+	} else {
+		rule->cfa.reg = sec->fp_reg;
+	}
+	err = sframe_cfa_offset(sec, w->s[0], &rule->cfa.offset);
+	if (err)
+		return err;
+
+	if (sec->fixed_ra) {
+		sframe_loc_slot(&rule->ra, sec->fixed_ra);
+		rule->flags |= SFRAME_RULE_RA_FIXED;
+	} else if (w->n > ra_idx && w->s[ra_idx] == 0) {
+		/* Padding: the RA is not saved (still in LR / r14). */
+		rule->flags |= SFRAME_RULE_RA_PADDING;
+	} else if (w->n > ra_idx) {
+		sframe_loc_word(sec, &rule->ra, w->s[ra_idx]);
+	}
+
+	if (w->n > fp_idx)
+		sframe_loc_word(sec, &rule->fp, w->s[fp_idx]);
+	return 0;
+}
+
+/* FLEX control word + offset word -> location. */
+static int sframe_loc_flex(struct sframe_loc *loc, u32 ctrl, s32 offset)
+{
+	*loc = (struct sframe_loc){
+		.kind = SFRAME_FLEX_CTRL_REG_P(ctrl) ? SFRAME_LOC_REG :
+						       SFRAME_LOC_CFA,
+		.deref = SFRAME_FLEX_CTRL_DEREF_P(ctrl),
+		.offset = offset,
+	};
+	if (loc->kind == SFRAME_LOC_REG) {
+		if (unlikely(SFRAME_FLEX_CTRL_REGNUM(ctrl) > SFRAME_MAX_REGNUM))
+			return -SFRAME_E_REGNUM;
+		loc->reg = SFRAME_FLEX_CTRL_REGNUM(ctrl);
+	}
+	return 0;
+}
+
+/*
+ * FLEX rows: (control, offset) pairs for CFA, RA and FP in that order.  A
+ * zero RA control word is padding with no offset word after it.
+ * Valid word counts: 2 (CFA), 4 (CFA, RA), 5 (CFA, pad, FP), 6 (all).
+ */
+static int sframe_rule_flex(const struct sframe_section *sec,
+			    const struct sframe_words *w,
+			    struct sframe_rule *rule)
+{
+	unsigned int idx = 2;
+	int err;
+
+	if (unlikely(w->n < 2 || w->n == 3 || w->n > 6))
+		return -SFRAME_E_WORD_COUNT;
+	if (unlikely(!SFRAME_FLEX_CTRL_REG_P(w->u[0])))
+		return -SFRAME_E_FLEX_CTRL;
+	err = sframe_loc_flex(&rule->cfa, w->u[0], 0);
+	if (err)
+		return err;
+	err = sframe_cfa_offset(sec, w->s[1], &rule->cfa.offset);
+	if (err)
+		return err;
+
+	if (w->n > 2) {
+		if (w->u[2] == 0) {
+			rule->flags |= SFRAME_RULE_RA_PADDING;
+			idx = 3;
+		} else {
+			err = sframe_loc_flex(&rule->ra, w->u[2], w->s[3]);
+			if (err)
+				return err;
+			idx = 4;
+		}
+	}
+	if (w->n == idx + 2) {
+		if (unlikely(w->u[idx] == 0))
+			return -SFRAME_E_FLEX_CTRL;
+		err = sframe_loc_flex(&rule->fp, w->u[idx], w->s[idx + 1]);
+		if (err)
+			return err;
+	} else if (unlikely(w->n != idx)) {
+		return -SFRAME_E_WORD_COUNT;
+	}
+
+	if (idx == 2 && sec->fixed_ra) {
+		sframe_loc_slot(&rule->ra, sec->fixed_ra);
+		rule->flags |= SFRAME_RULE_RA_FIXED;
+	}
+	return 0;
+}
+
+static void sframe_rule_init(const struct sframe_section *sec,
+			     const struct sframe_fde *fde,
+			     struct sframe_rule *rule)
+{
+	*rule = (struct sframe_rule){
+		.ra.kind = SFRAME_LOC_SAME,
+		.fp.kind = SFRAME_LOC_SAME,
+		.func_start = fde->start,
+		.func_size = fde->size,
+		.fde_index = fde->index,
+	};
+	if (sec->abi == SFRAME_ABI_S390X_ENDIAN_BIG)
+		rule->sp_from_cfa = SFRAME_S390X_SP_VAL_OFFSET;
+	if (sframe_fde_pcmask(fde))
+		rule->flags |= SFRAME_RULE_PCMASK;
+	if (sframe_fde_signal(sec, fde))
+		rule->flags |= SFRAME_RULE_SIGNAL;
+	if ((sec->abi == SFRAME_ABI_AARCH64_ENDIAN_BIG ||
+	     sec->abi == SFRAME_ABI_AARCH64_ENDIAN_LITTLE) &&
+	    SFRAME_FUNC_PAUTH_KEY(fde->info))
+		rule->flags |= SFRAME_RULE_PAUTH_B;
+}
+
+/**
+ * sframe_fre_rule() - decode the recovery rule of one frame row entry
+ * @sec: opened section
+ * @fde: the function the row belongs to
+ * @fre: the row (from sframe_find_fre() or sframe_read_fre())
+ * @rule: result
+ *
+ * Interprets the data words per version, ABI and FDE type: CFA base and
+ * offset (s390x scaling), RA and FP as fixed header slots, stack slots,
+ * registers (s390x v2, v3 FLEX) or unchanged, padding, the outermost-frame
+ * marker (no data words) and the AArch64 signed-RA bit.
+ *
+ * Return: 0, or a negative SFRAME_E_* code for a malformed row.
+ */
+int sframe_fre_rule(const struct sframe_section *sec,
+		    const struct sframe_fde *fde, const struct sframe_fre *fre,
+		    struct sframe_rule *rule)
+{
+	struct sframe_words w;
+	unsigned int type;
+	int err;
+
+	sframe_rule_init(sec, fde, rule);
+	rule->fre_start = fre->start;
+
+	type = sec->version >= SFRAME_VERSION_3 ?
+	       SFRAME_V3_FUNC_FDE_TYPE(fde->info2) : SFRAME_FDE_TYPE_DEFAULT;
+	if (unlikely(type > SFRAME_FDE_TYPE_FLEX))
+		return -SFRAME_E_FDE_TYPE;
+	if (type == SFRAME_FDE_TYPE_FLEX)
+		rule->flags |= SFRAME_RULE_FLEX;
+
+	err = sframe_read_words(sec, fde, fre, &w);
+	if (err)
+		return err;
+
+	if (w.n == 0) {
+		/* RA undefined (v2 errata 2, v3): outermost frame. */
+		if (sec->version == SFRAME_VERSION_1)
+			return -SFRAME_E_WORD_COUNT;
+		rule->ra.kind = SFRAME_LOC_UNDEFINED;
+		rule->flags |= SFRAME_RULE_OUTERMOST;
+		return 0;
+	}
+
+	if ((sec->abi == SFRAME_ABI_AARCH64_ENDIAN_BIG ||
+	     sec->abi == SFRAME_ABI_AARCH64_ENDIAN_LITTLE) &&
+	    SFRAME_FRE_MANGLED_RA_P(fre->info))
+		rule->flags |= SFRAME_RULE_RA_MANGLED;
+
+	if (type == SFRAME_FDE_TYPE_FLEX)
+		err = sframe_rule_flex(sec, &w, rule);
+	else
+		err = sframe_rule_default(sec, fre, &w, rule);
+	if (err)
+		return err;
+
+	if (sec->fixed_fp && rule->fp.kind == SFRAME_LOC_SAME) {
+		sframe_loc_slot(&rule->fp, sec->fixed_fp);
+		rule->flags |= SFRAME_RULE_FP_FIXED;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sframe_fre_rule);
+
+/**
+ * sframe_find() - find the recovery rule for an address
+ * @sec: opened section
+ * @pc: run-time address
+ * @rule: result
+ *
+ * A function without rows is an outermost frame when it is a v3 DEFAULT
+ * FDE, a signal trampoline to be unwound through the OS signal frame
+ * (-SFRAME_E_SIGNAL, with @rule's function fields and %SFRAME_RULE_SIGNAL
+ * set), and has no information otherwise.
+ *
+ * Return: 0, or a negative SFRAME_E_* code.
+ */
+int sframe_find(const struct sframe_section *sec, u64 pc,
+		struct sframe_rule *rule)
+{
+	struct sframe_fde fde;
+	struct sframe_fre fre;
+	int err;
+
+	err = sframe_find_fde(sec, pc, &fde);
+	if (err)
+		return err;
+	if (fde.num_fres == 0) {
+		sframe_rule_init(sec, &fde, rule);
+		if (rule->flags & SFRAME_RULE_SIGNAL)
+			return -SFRAME_E_SIGNAL;
+		if (sec->version >= SFRAME_VERSION_3 && !sframe_fde_flex(&fde)) {
+			rule->ra.kind = SFRAME_LOC_UNDEFINED;
+			rule->flags |= SFRAME_RULE_OUTERMOST;
+			return 0;
+		}
+		return -SFRAME_E_NO_FRE;
+	}
+	err = sframe_find_fre(sec, &fde, pc, &fre);
+	if (err)
+		return err;
+	return sframe_fre_rule(sec, &fde, &fre, rule);
+}
+EXPORT_SYMBOL_GPL(sframe_find);
+
+struct sframe_validation {
+	sframe_report_fn report;
+	void *arg;
+	int first;
+};
+
+static void sframe_problem(struct sframe_validation *v, int err, u32 fde,
+			   u32 fre)
+{
+	if (!v->first)
+		v->first = err;
+	if (v->report)
+		v->report(v->arg, err, fde, fre);
+}
+
+/* Walk and check the rows of one function; returns bytes walked. */
+static u32 sframe_validate_fres(const struct sframe_section *sec,
+				const struct sframe_fde *fde,
+				struct sframe_validation *v)
+{
+	bool v1_mask = sec->version == SFRAME_VERSION_1 &&
+		       sframe_fde_pcmask(fde);
+	struct sframe_fre fre = { 0 };
+	struct sframe_rule rule;
+	u32 p = fde->fres, k;
+	int err;
+
+	for (k = 0; k < fde->num_fres; k++) {
+		u32 prev = fre.start;
+
+		err = sframe_read_fre(sec, fde, p, &fre);
+		if (err) {
+			sframe_problem(v, err, fde->index, k);
+			return p - fde->fres;
+		}
+		p = fre.next;
+		if (k && fre.start <= prev && !v1_mask)
+			sframe_problem(v, -SFRAME_E_FRE_ORDER, fde->index, k);
+		if (fre.start >= fde->size && !(fre.start == 0 && !fde->size))
+			sframe_problem(v, -SFRAME_E_FRE_START, fde->index, k);
+		err = sframe_fre_rule(sec, fde, &fre, &rule);
+		if (err)
+			sframe_problem(v, err, fde->index, k);
+	}
+	return p - fde->fres;
+}
+
+/**
+ * sframe_validate() - check a whole section before trusting it
+ * @sec: opened section
+ * @report: called once per problem found (may be NULL)
+ * @arg: passed to @report
+ *
+ * Linear in the section size.  Checks every FDE and FRE lies inside the
+ * FRE sub-section, FRE types, PCMASK block sizes and FDE types, that FRE
+ * starts strictly increase and stay below the function size, that every
+ * row decodes (data-word sizes and counts valid for the ABI and FDE type,
+ * FLEX control words, register numbers), that function ranges do not wrap,
+ * that the FRE count and byte length match the header, and that FDEs are
+ * sorted by start address when the header says so.
+ *
+ * Return: 0 if the section is valid, else the first problem's code.
+ */
+int sframe_validate(const struct sframe_section *sec,
+		    sframe_report_fn report, void *arg)
+{
+	struct sframe_validation v = { .report = report, .arg = arg };
+	u64 fres = 0, bytes = 0, prev_start = 0;
+	struct sframe_fde fde;
+	bool unsorted = false;
+	u32 i;
+	int err;
+
+	for (i = 0; i < sec->num_fdes; i++) {
+		err = sframe_get_fde(sec, i, &fde);
+		if (err) {
+			sframe_problem(&v, err, i, SFRAME_NO_INDEX);
+			continue;
+		}
+		if (fde.size && fde.start + fde.size - 1 < fde.start)
+			sframe_problem(&v, -SFRAME_E_FUNC_RANGE, i,
+				       SFRAME_NO_INDEX);
+		if ((sec->flags & SFRAME_F_FDE_SORTED) && i &&
+		    fde.start < prev_start && !unsorted) {
+			sframe_problem(&v, -SFRAME_E_UNSORTED, i,
+				       SFRAME_NO_INDEX);
+			unsorted = true;
+		}
+		prev_start = fde.start;
+		if (sframe_fde_pcmask(&fde) && sec->version >= SFRAME_VERSION_2 &&
+		    !fde.rep_size)
+			sframe_problem(&v, -SFRAME_E_REP_SIZE, i,
+				       SFRAME_NO_INDEX);
+		fres += fde.num_fres;
+		bytes += sframe_validate_fres(sec, &fde, &v);
+		if (sec->version >= SFRAME_VERSION_3)
+			bytes += SFRAME_V3_FDE_ATTR_SIZE;
+	}
+	if (fres != sec->num_fres)
+		sframe_problem(&v, -SFRAME_E_NUM_FRES, SFRAME_NO_INDEX,
+			       SFRAME_NO_INDEX);
+	if (bytes != sec->fre_end - sec->fre_base)
+		sframe_problem(&v, -SFRAME_E_FRE_LEN, SFRAME_NO_INDEX,
+			       SFRAME_NO_INDEX);
+	return v.first;
+}
+EXPORT_SYMBOL_GPL(sframe_validate);

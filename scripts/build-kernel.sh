@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Build the test kernel for ARCH (x86_64|arm64) in build/kbuild-ARCH:
+# tinyconfig + qemu/configs/{common,ARCH}.config, ccache, -j2, incremental.
+set -euo pipefail
+
+. "$(dirname "$0")/common.sh"
+arch_setup "${1:-}"
+A=$1
+tag="[kernel $A${VARIANT:+-$VARIANT}]"
+log=$LOGS/kernel-$A${VARIANT:+-$VARIANT}.log
+
+frags=("$ROOT/qemu/configs/common.config" "$ROOT/qemu/configs/$A.config")
+[ -z "${VARIANT:-}" ] || frags+=("$ROOT/qemu/configs/$VARIANT.config")
+
+fail() {
+	echo "$tag FAILED: $1 (log: ${log#"$ROOT"/})"
+	tail -n 30 "$log"
+	exit 1
+}
+
+# Reconfigure only when the fragments (or our Kconfig) changed.
+mkdir -p "$OUT"
+: >"$log"
+stamp=$OUT/.fragments.sha256
+hash=$(cat "${frags[@]}" "$ROOT/Kconfig" | sha256sum)
+if [ ! -f "$OUT/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$hash" ]; then
+	echo "$tag configure"
+	{
+		"${KMAKE[@]}" tinyconfig &&
+		"$KSRC/scripts/kconfig/merge_config.sh" -m -O "$OUT" \
+			"$OUT/.config" "${frags[@]}" &&
+		"${KMAKE[@]}" olddefconfig
+	} >>"$log" 2>&1 || fail configure
+	# Every option the fragments ask for must have survived olddefconfig.
+	for opt in $(grep -h '^CONFIG_.*=y$' "${frags[@]}" | sort -u); do
+		grep -qx "$opt" "$OUT/.config" ||
+			echo "$tag warning: $opt did not stick (missing dependency?)"
+	done
+	echo "$hash" >"$stamp"
+fi
+
+echo "$tag build (log: ${log#"$ROOT"/})"
+/usr/bin/time -f '%e s wall, %U+%S s CPU' -o "$OUT/.build-time" \
+	"${KMAKE[@]}" "${IMAGE##*/}" modules >>"$log" 2>&1 || fail build
+warnings=$(grep -c 'warning:' "$log" || true)
+echo "$tag done in $(cat "$OUT/.build-time"), $warnings warnings"

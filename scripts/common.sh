@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Shared settings for the kernel harness scripts (sourced, not run).
+# arch_setup ARCH sets: KARCH, OUT (build dir), IMAGE, KMAKE (make command).
+# VARIANT=name builds in build/kbuild-ARCH-name with qemu/configs/name.config.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+KSRC=${KDIR:-$ROOT/build/linux}
+LOGS=$ROOT/build/logs
+RESULTS=$ROOT/build/results
+export CCACHE_BASEDIR=$ROOT/build
+
+arch_setup() {
+	local cross=
+	case "${1:-}" in
+	x86_64)	KARCH=x86_64; IMAGE=arch/x86/boot/bzImage ;;
+	arm64)	KARCH=arm64; IMAGE=arch/arm64/boot/Image
+		cross=aarch64-linux-gnu- ;;
+	*)	echo "usage: $(basename "$0") x86_64|arm64" >&2; exit 2 ;;
+	esac
+	OUT=$ROOT/build/kbuild-$1${VARIANT:+-$VARIANT}
+	KMAKE=(make -C "$KSRC" O="$OUT" ARCH="$KARCH" -j2
+	       HOSTCC="ccache gcc" CC="ccache ${cross}gcc")
+	[ -z "$cross" ] || KMAKE+=(CROSS_COMPILE="$cross")
+	mkdir -p "$LOGS" "$RESULTS"
+}

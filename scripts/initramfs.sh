@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Build build/initramfs-ARCH.cpio.gz: static busybox, an /init that mounts
+# proc/sys/devtmpfs, runs /smoke.sh and powers off, plus every module
+# built under sframe-unwind/ in /lib/modules-test/.
+set -euo pipefail
+
+. "$(dirname "$0")/common.sh"
+arch_setup "${1:-}"
+A=$1
+case $A in
+x86_64)	busybox=/bin/busybox
+	off="reboot -f"	;;	# no ACPI in the test kernel: QEMU -no-reboot exits
+arm64)	busybox=$ROOT/build/busybox-arm64/bin/busybox
+	off="poweroff -f" ;;	# PSCI
+esac
+cpio_out=$ROOT/build/initramfs-$A${VARIANT:+-$VARIANT}.cpio.gz
+gen=$OUT/usr/gen_init_cpio
+[ -x "$gen" ] || { echo "[initramfs $A] $gen missing: build the kernel first"; exit 1; }
+[ -x "$busybox" ] || { echo "[initramfs $A] $busybox missing: run scripts/deps.sh"; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+cat >"$tmp/init" <<EOT
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+echo "init: reached /init"
+[ -x /smoke.sh ] && /smoke.sh
+echo "init: power off"
+$off
+EOT
+
+{
+	for d in /bin /dev /proc /sys /tmp /lib /lib/modules-test; do
+		echo "dir $d 755 0 0"
+	done
+	echo "nod /dev/console 600 0 0 c 5 1"
+	echo "file /bin/busybox $busybox 755 0 0"
+	echo "file /init $tmp/init 755 0 0"
+	echo "file /smoke.sh $ROOT/qemu/smoke.sh 755 0 0"
+	if [ -d "$OUT/sframe-unwind" ]; then
+		find "$OUT/sframe-unwind/" -name '*.ko' | sort | while read -r ko; do
+			echo "file /lib/modules-test/${ko##*/} $ko 644 0 0"
+		done
+	fi
+} >"$tmp/list"
+
+"$gen" "$tmp/list" | gzip -9n >"$cpio_out"
+nko=$(grep -c '^file /lib/modules-test/' "$tmp/list" || true)
+echo "[initramfs $A] ${cpio_out#"$ROOT"/} ($nko test modules)"

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Minimal, bounds-checked ELF reader for the sframe tools.
+ *
+ * Every offset taken from the file is checked against the file size before
+ * use: a forged ELF file gets an error message, never an out-of-bounds read.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include "elf.h"
+
+#define EM_386		3
+#define EM_S390		22
+#define EM_X86_64	62
+#define EM_AARCH64	183
+#define ET_REL		1
+#define SHT_RELA	4
+#define SHT_SYMTAB	2
+#define PT_GNU_SFRAME	0x6474e554
+
+struct elf {
+	const uint8_t *p;
+	size_t n;
+	int is64, be;
+};
+
+static uint64_t get(const struct elf *e, const uint8_t *q, int len)
+{
+	uint64_t v = 0;
+	int i;
+
+	if (e->be)
+		for (i = 0; i < len; i++)
+			v = (v << 8) | q[i];
+	else
+		for (i = len - 1; i >= 0; i--)
+			v = (v << 8) | q[i];
+	return v;
+}
+
+static void put(const struct elf *e, uint8_t *q, int len, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < len; i++) {
+		int shift = e->be ? 8 * (len - 1 - i) : 8 * i;
+
+		q[i] = (uint8_t)(v >> shift);
+	}
+}
+
+static int in_file(const struct elf *e, uint64_t off, uint64_t len)
+{
+	return off <= e->n && len <= e->n - off;
+}
+
+/* Field of a structure at @base: 32-bit and 64-bit offsets and sizes. */
+static uint64_t fld(const struct elf *e, uint64_t base, int off32, int len32,
+		    int off64, int len64)
+{
+	return e->is64 ? get(e, e->p + base + off64, len64) :
+			 get(e, e->p + base + off32, len32);
+}
+
+struct shdr {
+	uint64_t name, type, addr, offset, size, link, info, entsize;
+};
+
+static int read_shdr(const struct elf *e, uint64_t shoff, uint64_t shentsize,
+		     uint64_t i, struct shdr *s)
+{
+	uint64_t base = shoff + i * shentsize;
+
+	if (!in_file(e, base, e->is64 ? 64 : 40))
+		return -1;
+	s->name = fld(e, base, 0, 4, 0, 4);
+	s->type = fld(e, base, 4, 4, 4, 4);
+	s->addr = fld(e, base, 12, 4, 16, 8);
+	s->offset = fld(e, base, 16, 4, 24, 8);
+	s->size = fld(e, base, 20, 4, 32, 8);
+	s->link = fld(e, base, 24, 4, 40, 4);
+	s->info = fld(e, base, 28, 4, 44, 4);
+	s->entsize = fld(e, base, 36, 4, 56, 8);
+	return 0;
+}
+
+/* Relocation type -> (size, pc-relative); 0 size: unsupported. */
+static int reloc_kind(unsigned int machine, uint64_t type, int *pcrel)
+{
+	*pcrel = 0;
+	switch (machine) {
+	case EM_X86_64:
+		switch (type) {
+		case 1: return 8;			/* R_X86_64_64 */
+		case 2: *pcrel = 1; return 4;		/* R_X86_64_PC32 */
+		case 10: case 11: return 4;		/* R_X86_64_32(S) */
+		case 24: *pcrel = 1; return 8;		/* R_X86_64_PC64 */
+		}
+		break;
+	case EM_AARCH64:
+		switch (type) {
+		case 257: return 8;			/* R_AARCH64_ABS64 */
+		case 258: return 4;			/* R_AARCH64_ABS32 */
+		case 260: *pcrel = 1; return 8;		/* R_AARCH64_PREL64 */
+		case 261: *pcrel = 1; return 4;		/* R_AARCH64_PREL32 */
+		}
+		break;
+	case EM_S390:
+		switch (type) {
+		case 4: return 4;			/* R_390_32 */
+		case 5: *pcrel = 1; return 4;		/* R_390_PC32 */
+		case 22: return 8;			/* R_390_64 */
+		case 23: *pcrel = 1; return 8;		/* R_390_PC64 */
+		}
+		break;
+	}
+	return 0;
+}
+
+/*
+ * Apply the RELA section @rs to the section @target as readelf does for
+ * debug dumps: S + A, minus the place for PC-relative types.
+ */
+static int apply_rela(struct sframe_blob *b, const struct elf *e,
+		      uint64_t shoff, uint64_t shentsize, uint64_t shnum,
+		      const struct shdr *rs, const struct shdr *target,
+		      const char **why)
+{
+	uint64_t entsize = e->is64 ? 24 : 12, i, nrel;
+	struct shdr sym;
+
+	if (rs->link >= shnum || read_shdr(e, shoff, shentsize, rs->link, &sym) ||
+	    !in_file(e, sym.offset, sym.size) || !in_file(e, rs->offset, rs->size)) {
+		*why = "relocation or symbol table outside the file";
+		return -1;
+	}
+	nrel = rs->size / entsize;
+	for (i = 0; i < nrel; i++) {
+		uint64_t r = rs->offset + i * entsize;
+		uint64_t off = fld(e, r, 0, 4, 0, 8);
+		uint64_t info = fld(e, r, 4, 4, 8, 8);
+		int64_t addend = (int64_t)fld(e, r, 8, 4, 16, 8);
+		uint64_t symi = e->is64 ? info >> 32 : info >> 8;
+		uint64_t type = e->is64 ? (info & 0xffffffff) : (info & 0xff);
+		uint64_t symsz = e->is64 ? 24 : 16, symoff, value;
+		int pcrel, len = reloc_kind(b->machine, type, &pcrel);
+
+		if (!e->is64)
+			addend = (int32_t)addend;
+		if (!len) {
+			*why = "unsupported relocation type in .rela.sframe";
+			return -1;
+		}
+		symoff = sym.offset + symi * symsz;
+		if (symi * symsz >= sym.size || !in_file(e, symoff, symsz) ||
+		    off > target->size || (uint64_t)len > target->size - off) {
+			*why = "relocation outside its section or symbol table";
+			return -1;
+		}
+		value = fld(e, symoff, 4, 4, 8, 8) + addend;
+		if (pcrel)
+			value -= off + target->addr;
+		put(e, (uint8_t *)b->data + off, len, value);
+		b->nrelocs++;
+	}
+	return 0;
+}
+
+/**
+ * sframe_read_file() - read a whole file into a malloc'ed buffer
+ * @path: file name
+ * @buf: result buffer (free() it)
+ * @size: result size
+ *
+ * Return: 0, or -errno.
+ */
+int sframe_read_file(const char *path, uint8_t **buf, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 1 << 16, n = 0, got;
+	uint8_t *p = NULL, *q;
+
+	if (!f)
+		return -errno;
+	for (;;) {
+		q = realloc(p, cap);
+		if (!q) {
+			free(p);
+			fclose(f);
+			return -ENOMEM;
+		}
+		p = q;
+		got = fread(p + n, 1, cap - n, f);
+		n += got;
+		if (n < cap)
+			break;
+		cap *= 2;
+	}
+	if (ferror(f)) {
+		free(p);
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	*buf = p;
+	*size = n;
+	return 0;
+}
+
+/**
+ * sframe_elf_find() - locate the SFrame data of an ELF file
+ * @b: blob whose @file and @file_size are set; the rest is filled in
+ * @relocate: apply .rela.sframe in relocatable objects
+ * @why: set to a one-line reason on failure
+ *
+ * Prefers the .sframe section; without a section table (or without such a
+ * section) falls back to the PT_GNU_SFRAME segment, whose size may include
+ * padding (the SFrame header gives the real size).
+ *
+ * Return: 0, or -1 with @why set.
+ */
+int sframe_elf_find(struct sframe_blob *b, int relocate, const char **why)
+{
+	struct elf e = { .p = b->file, .n = b->file_size };
+	uint64_t shoff, shnum, shentsize, shstrndx, phoff, phnum, phentsize, i;
+	struct shdr strtab, s, sframe;
+	uint64_t sframe_idx = 0;
+	int found = 0;
+
+	if (b->file_size < 16 || memcmp(b->file, "\177ELF", 4)) {
+		*why = "not an ELF file";
+		return -1;
+	}
+	if ((b->file[4] != 1 && b->file[4] != 2) ||
+	    (b->file[5] != 1 && b->file[5] != 2)) {
+		*why = "unknown ELF class or data encoding";
+		return -1;
+	}
+	e.is64 = b->file[4] == 2;
+	e.be = b->file[5] == 2;
+	if (!in_file(&e, 0, e.is64 ? 64 : 52)) {
+		*why = "truncated ELF header";
+		return -1;
+	}
+	b->is_rel = fld(&e, 0, 16, 2, 16, 2) == ET_REL;
+	b->machine = fld(&e, 0, 18, 2, 18, 2);
+	phoff = fld(&e, 0, 28, 4, 32, 8);
+	shoff = fld(&e, 0, 32, 4, 40, 8);
+	phentsize = fld(&e, 0, 42, 2, 54, 2);
+	phnum = fld(&e, 0, 44, 2, 56, 2);
+	shentsize = fld(&e, 0, 46, 2, 58, 2);
+	shnum = fld(&e, 0, 48, 2, 60, 2);
+	shstrndx = fld(&e, 0, 50, 2, 62, 2);
+	b->name = ".sframe";
+
+	if (shoff && shnum && shentsize >= (uint64_t)(e.is64 ? 64 : 40) &&
+	    shstrndx < shnum &&
+	    !read_shdr(&e, shoff, shentsize, shstrndx, &strtab) &&
+	    in_file(&e, strtab.offset, strtab.size)) {
+		for (i = 0; i < shnum && !found; i++) {
+			if (read_shdr(&e, shoff, shentsize, i, &s))
+				break;
+			if (s.name < strtab.size &&
+			    !strncmp((const char *)e.p + strtab.offset + s.name,
+				     ".sframe", strtab.size - s.name) &&
+			    strtab.size - s.name > 7 &&
+			    e.p[strtab.offset + s.name + 7] == 0) {
+				sframe = s;
+				sframe_idx = i;
+				found = 1;
+			}
+		}
+		if (found) {
+			if (!in_file(&e, sframe.offset, sframe.size)) {
+				*why = ".sframe section outside the file";
+				return -1;
+			}
+			b->data = e.p + sframe.offset;
+			b->size = sframe.size;
+			b->addr = sframe.addr;
+			if (b->is_rel && relocate) {
+				for (i = 0; i < shnum; i++) {
+					if (read_shdr(&e, shoff, shentsize, i, &s))
+						break;
+					if (s.type != SHT_RELA || s.info != sframe_idx)
+						continue;
+					if (apply_rela(b, &e, shoff, shentsize,
+						       shnum, &s, &sframe, why))
+						return -1;
+				}
+			}
+			return 0;
+		}
+	}
+
+	for (i = 0; i < phnum; i++) {
+		uint64_t base = phoff + i * phentsize;
+
+		if (phentsize < (uint64_t)(e.is64 ? 56 : 32) ||
+		    !in_file(&e, base, phentsize))
+			break;
+		if (fld(&e, base, 0, 4, 0, 4) != PT_GNU_SFRAME)
+			continue;
+		b->data = e.p + fld(&e, base, 4, 4, 8, 8);
+		b->size = fld(&e, base, 16, 4, 32, 8);
+		b->addr = fld(&e, base, 8, 4, 16, 8);
+		if (!in_file(&e, b->data - e.p, b->size)) {
+			*why = "PT_GNU_SFRAME segment outside the file";
+			return -1;
+		}
+		return 0;
+	}
+	*why = "no .sframe section or PT_GNU_SFRAME segment";
+	return -1;
+}
