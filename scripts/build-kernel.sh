@@ -44,5 +44,5 @@ fi
 echo "$tag build (log: ${log#"$ROOT"/})"
 /usr/bin/time -f '%e s wall, %U+%S s CPU' -o "$OUT/.build-time" \
 	"${KMAKE[@]}" "${IMAGE##*/}" modules >>"$log" 2>&1 || fail build
-warnings=$(grep -c 'warning:' "$log" || true)
+warnings=$(grep -c ': warning:' "$log" || true)
 echo "$tag done in $(cat "$OUT/.build-time"), $warnings warnings"

@@ -9,6 +9,8 @@ KSRC=${KDIR:-$ROOT/build/linux}
 LOGS=$ROOT/build/logs
 RESULTS=$ROOT/build/results
 export CCACHE_BASEDIR=$ROOT/build
+# Called from make: do not leak the caller's flags (ARCH, C=, jobserver...).
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 arch_setup() {
 	local cross=

@@ -5,6 +5,8 @@
 # print one PASS/FAIL line per check; the console log goes to
 # build/logs/qemu-ARCH.log, the results are appended to
 # build/results/qemu-ARCH.txt. TIMEOUT=seconds (default 180).
+# INTERACTIVE=1: console on the terminal and a shell after the smoke
+# checks (exit it to power off), then the console lines about sframe.
 set -euo pipefail
 
 . "$(dirname "$0")/common.sh"
@@ -14,17 +16,25 @@ name=$A${VARIANT:+-$VARIANT}
 log=$LOGS/qemu-$name.log
 res=$RESULTS/qemu-$name.txt
 timeout=${TIMEOUT:-180}
-args="panic=-1 kunit.enable=0 ${QEMU_APPEND:-}"
+cmdline="panic=-1 kunit.enable=0 ${INTERACTIVE:+rdshell} ${QEMU_APPEND:-}"
 
 "$ROOT/scripts/initramfs.sh" "$A"
 case $A in
-x86_64)	qemu=(qemu-system-x86_64 -bios qboot.rom
-	      -append "console=ttyS0 $args") ;;
-arm64)	qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on
-	      -append "console=ttyAMA0 $args") ;;
+x86_64)	qemu=(qemu-system-x86_64 -bios qboot.rom)
+	cmdline="console=ttyS0 $cmdline" ;;
+arm64)	qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on)
+	cmdline="console=ttyAMA0 $cmdline" ;;
 esac
 qemu+=(-m 512 -nographic -no-reboot -kernel "$OUT/$IMAGE"
-       -initrd "$ROOT/build/initramfs-$name.cpio.gz")
+       -initrd "$ROOT/build/initramfs-$name.cpio.gz" -append "$cmdline")
+
+if [ -n "${INTERACTIVE:-}" ]; then
+	echo "[qemu $name] interactive boot (log: ${log#"$ROOT"/}; Ctrl-A X quits)"
+	"${qemu[@]}" | tee "$log"
+	echo "[qemu $name] console lines about sframe:"
+	grep -i sframe "$log" | tr -d '\r' || echo "  (none)"
+	exit 0
+fi
 
 echo "[qemu $name] boot (log: ${log#"$ROOT"/}, timeout ${timeout}s)"
 start=$(date +%s.%N)
@@ -36,7 +46,7 @@ init_at=$(sed -n 's/^\[ *\([0-9.]*\)\] Run \/init as init process.*/\1/p' "$log"
 printf '[qemu %s] VM ran %.1f s (exit %s; 124 = timeout), /init at %s s kernel time\n' \
 	"$name" "$secs" "$rc" "${init_at:-?}"
 
-verdict() {	# verdict NAME COMMAND...: PASS or FAIL line
+verdict() {	# verdict NAME COMMAND...: a PASS or FAIL line
 	if "${@:2}"; then echo "PASS: $1"; else echo "FAIL: $1"; fi
 }
 results=$(
@@ -47,6 +57,6 @@ results=$(
 	verdict "clean poweroff" grep -qE 'reboot: (Power down|Restarting system)' "$log"
 	[ "$rc" = 0 ] || echo "FAIL: qemu exit status"
 )
-results=$(echo "$results" | sed -E "s/^(PASS|FAIL): /\1: qemu-$name: /")
-echo "$results" | tee -a "$res"
+results=$(sed -E "s/^(PASS|FAIL): /\1: qemu-$name: /" <<<"$results")
+tee -a "$res" <<<"$results"
 ! grep -q '^FAIL' <<<"$results"

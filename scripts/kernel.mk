@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Kernel harness targets, included by the top-level Makefile.
+# ARCH is also a kbuild variable: it is passed to the scripts explicitly.
+#
+#   make kernel [ARCH=x86_64|arm64]   deps, prepare build/linux, build
+#   make kernel-all                   the same for both arches
+#   make kunit [ARCH=...]             KUnit suites via kunit.py exec
+#   make qemu-test [ARCH=...]         boot + smoke checks
+#   make run [ARCH=...]               interactive boot, then sframe lines
+#   make lint                         checkpatch, sparse, kernel-doc
+
+ARCH ?= x86_64
+KERNEL_ARCHES := x86_64 arm64
+HARNESS := $(dir $(lastword $(MAKEFILE_LIST)))
+
+.PHONY: kernel-deps kernel-prepare kernel kernel-all kunit qemu-test run lint
+
+kernel-deps:
+	@$(HARNESS)deps.sh
+
+kernel-prepare: kernel-deps
+	@$(HARNESS)prepare-kernel.sh
+
+kernel: kernel-prepare
+	@$(HARNESS)build-kernel.sh $(ARCH)
+
+kernel-all: kernel-prepare
+	@set -e; for a in $(KERNEL_ARCHES); do $(HARNESS)build-kernel.sh $$a; done
+
+kunit:
+	@$(HARNESS)kunit.sh $(ARCH)
+
+qemu-test:
+	@$(HARNESS)qemu-test.sh $(ARCH)
+
+run:
+	@INTERACTIVE=1 $(HARNESS)qemu-test.sh $(ARCH)
+
+lint: kernel-prepare
+	@$(HARNESS)lint.sh

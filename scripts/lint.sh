@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# checkpatch --strict, sparse (C=2, x86_64 build) and kernel-doc over our
+# sources. One summary line per tool; PASS/FAIL lines (one per file for
+# checkpatch and kernel-doc) in build/results/lint.txt, details in
+# build/logs/lint-*.log.
+set -euo pipefail
+
+. "$(dirname "$0")/common.sh"
+arch_setup x86_64
+res=$RESULTS/lint.txt
+: >"$res"
+cd "$ROOT"
+mapfile -t srcs < <(find include kernel kunit tools -name '*.[ch]' 2>/dev/null | sort)
+mapfile -t ksrcs < <(find include kernel kunit -name '*.[ch]' 2>/dev/null | sort)
+
+# per_file TOOL LOG COMMAND... : run COMMAND FILE for each file in $files
+per_file() {
+	local tool=$1 log=$LOGS/lint-$1.log f fails=0
+	shift
+	: >"$log"
+	for f in "${files[@]}"; do
+		if out=$("$@" "$f" 2>&1) && ! grep -qiE 'warning|error' <<<"$out"; then
+			echo "PASS: lint: $tool $f" >>"$res"
+		else
+			echo "FAIL: lint: $tool $f" >>"$res"
+			printf '== %s\n%s\n' "$f" "$out" >>"$log"
+			fails=$((fails + 1))
+		fi
+	done
+	echo "[lint] $tool: ${#files[@]} files, $fails failed (log: ${log#"$ROOT"/})"
+}
+
+files=("${srcs[@]}")
+per_file checkpatch "$KSRC/scripts/checkpatch.pl" --strict --no-tree --quiet \
+	--no-summary --show-types -f
+
+files=("${ksrcs[@]}")
+per_file kernel-doc "$KSRC/scripts/kernel-doc" -none
+
+# sparse: C=2 checks every object of the directory, built or not.
+log=$LOGS/lint-sparse.log
+if [ ! -f "$OUT/.config" ]; then
+	echo "FAIL: lint: sparse (no x86_64 build: make kernel first)" >>"$res"
+	echo "[lint] sparse: no x86_64 build"
+elif ! "${KMAKE[@]}" C=2 sframe-unwind/ >"$log" 2>&1; then
+	echo "FAIL: lint: sparse (build failed)" >>"$res"
+	echo "[lint] sparse: build failed (log: ${log#"$ROOT"/})"
+else
+	n=$(grep -cE 'sframe-unwind/[^ ]*: (warning|error):' "$log" || true)
+	[ "$n" = 0 ] && echo "PASS: lint: sparse" >>"$res" ||
+		echo "FAIL: lint: sparse ($n warnings)" >>"$res"
+	echo "[lint] sparse: $n warnings (log: ${log#"$ROOT"/})"
+fi
+
+grep '^FAIL' "$res" | sed 's/^/  /' || true
+! grep -q '^FAIL' "$res"

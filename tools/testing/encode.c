@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Test-only SFrame encoder (see encode.h).  It reads the rows through the
+ * core (sframe_get_fde(), sframe_read_fre()) and only re-lays the bytes
+ * out; FDEs the target version cannot express are left out and marked so
+ * in out->kept: FLEX FDEs and zero-row FDEs below v3, rows without data
+ * words and PCMASK FDEs in v1, signal trampolines below v3.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "encode.h"
+
+struct wbuf {
+	uint8_t *p;
+	size_t len, cap;
+	int be;
+};
+
+static void put(struct wbuf *w, uint64_t v, int n)
+{
+	int i;
+
+	if (w->len + n > w->cap) {
+		w->cap = (w->cap + n) * 2;
+		w->p = realloc(w->p, w->cap);
+	}
+	for (i = 0; i < n; i++)
+		w->p[w->len + i] = v >> (w->be ? 8 * (n - 1 - i) : 8 * i);
+	w->len += n;
+}
+
+static void put_at(struct wbuf *w, size_t at, uint64_t v, int n)
+{
+	size_t save = w->len;
+
+	w->len = at;
+	put(w, v, n);
+	w->len = save;
+}
+
+static uint64_t get(const uint8_t *p, int n, int be)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (be ? 8 * (n - 1 - i) : 8 * i);
+	return v;
+}
+
+/* Can @fde be expressed in @version? */
+static int encodable(const struct sframe_section *sec,
+		     const struct sframe_fde *fde, int version)
+{
+	struct sframe_fre fre;
+	uint32_t p = fde->fres, k;
+
+	if (version < 3 && (sframe_fde_flex(fde) || !fde->num_fres ||
+			    sframe_fde_signal(sec, fde)))
+		return 0;
+	/* v1 PCMASK rows are masks; v2/v3 use a block size v1 lacks. */
+	if ((version == 1 || sec->version == 1) && sframe_fde_pcmask(fde))
+		return 0;
+	for (k = 0; k < fde->num_fres; k++, p = fre.next) {
+		if (sframe_read_fre(sec, fde, p, &fre))
+			return 0;
+		if (version == 1 && !sframe_fre_words(&fre))
+			return 0;
+		if (version == 3 && sec->version == 2 &&
+		    sec->abi == SFRAME_ABI_S390X_ENDIAN_BIG) {
+			/* v2's odd RA/FP offsets name registers; v3 has FLEX. */
+			int asz = 1 << SFRAME_FUNC_FRE_TYPE(fde->info);
+			int wsz = 1 << SFRAME_FRE_WORD_SIZE(fre.info);
+			unsigned int w;
+
+			for (w = 1; w < sframe_fre_words(&fre); w++)
+				if (sec->data[fre.off + asz + 1 + w * wsz +
+					      (sec->big_endian ? wsz - 1 : 0)] & 1)
+					return 0;
+		}
+	}
+	return 1;
+}
+
+/* Is data word @i of a FLEX row a control word (read unsigned)? */
+static int flex_ctrl(const uint8_t *words, int wsz, int n, int i, int be)
+{
+	if (i == 0)
+		return 1;
+	if (i == 2)
+		return 1;
+	if (n == 5)
+		return i == 3;
+	(void)words; (void)wsz; (void)be;
+	return i == 4;
+}
+
+int sframe_encode(const struct sframe_section *sec,
+		  const struct encode_opts *o, struct encoded *out)
+{
+	struct wbuf fdes = { 0 }, fres = { 0 }, all = { 0 };
+	int be = sec->big_endian, abi = sec->abi;
+	uint32_t n = sec->num_fdes, i, kept = 0, nfres = 0;
+	uint32_t *order = calloc(n + 1, sizeof(*order));
+	int stride = o->version == 3 ? 16 : o->version == 2 ? 20 : 17;
+	size_t hdr;
+
+	if (o->swap) {
+		be = !be;
+		abi = abi == SFRAME_ABI_AARCH64_ENDIAN_LITTLE ?
+		      SFRAME_ABI_AARCH64_ENDIAN_BIG :
+		      SFRAME_ABI_AARCH64_ENDIAN_LITTLE;
+	}
+	fdes.be = fres.be = all.be = be;
+	out->kept = calloc(n + 1, sizeof(*out->kept));
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	if (o->shuffle)
+		for (i = 0; i + 1 < n; i++) {
+			uint32_t j = i + (i * 7919u + 13) % (n - i), t = order[i];
+
+			order[i] = order[j];
+			order[j] = t;
+		}
+
+	hdr = SFRAME_HDR_SIZE + o->auxhdr_len;
+	for (i = 0; i < n; i++) {
+		struct sframe_fde fde;
+		struct sframe_fre fre;
+		uint32_t p, k, fre_off = fres.len;
+		int fre_type, info;
+		size_t field;
+
+		if (sframe_get_fde(sec, order[i], &fde) ||
+		    !encodable(sec, &fde, o->version))
+			continue;
+		out->kept[order[i]] = kept + 1;
+		fre_type = o->wide_starts ? SFRAME_FRE_TYPE_ADDR4 :
+					    SFRAME_FUNC_FRE_TYPE(fde.info);
+		info = (fde.info & 0xf0) | fre_type;
+		if (o->version == 3) {
+			put(&fres, fde.num_fres, 2);
+			put(&fres, info, 1);
+			put(&fres, fde.info2, 1);
+			put(&fres, fde.rep_size, 1);
+		}
+		for (k = 0, p = fde.fres; k < fde.num_fres; k++, p = fre.next) {
+			int asz = 1 << SFRAME_FUNC_FRE_TYPE(fde.info);
+			int wsz = 1 << SFRAME_FRE_WORD_SIZE(0);
+			int nw, w, fi;
+			const uint8_t *words;
+
+			sframe_read_fre(sec, &fde, p, &fre);
+			wsz = 1 << SFRAME_FRE_WORD_SIZE(fre.info);
+			nw = SFRAME_FRE_WORD_COUNT(fre.info);
+			words = sec->data + fre.off + asz + 1;
+			fi = fre.info;
+			if (o->wide_words)
+				fi = (fi & ~0x60) | (SFRAME_FRE_WORD_4B << 5);
+			put(&fres, fre.start, 1 << fre_type);
+			put(&fres, fi, 1);
+			for (w = 0; w < nw; w++) {
+				uint64_t v = get(words + w * wsz, wsz,
+						 sec->big_endian);
+				int ctrl = sframe_fde_flex(&fde) &&
+					   flex_ctrl(words, wsz, nw, w, be);
+
+				if (!ctrl && wsz < 8 && (v >> (8 * wsz - 1)) & 1)
+					v |= ~0ULL << (8 * wsz);	/* sign */
+				put(&fres, v, o->wide_words ? 4 : wsz);
+			}
+			nfres++;
+		}
+		field = hdr + (size_t)kept * stride;
+		if (o->version == 3) {
+			put(&fdes, fde.start - o->addr - field, 8);
+			put(&fdes, fde.size, 4);
+			put(&fdes, fre_off, 4);
+		} else {
+			uint64_t base = o->version == 2 ? o->addr + field : o->addr;
+
+			put(&fdes, fde.start - base, 4);
+			put(&fdes, fde.size, 4);
+			put(&fdes, fre_off, 4);
+			put(&fdes, fde.num_fres, 4);
+			put(&fdes, info, 1);
+			if (o->version == 2) {
+				put(&fdes, fde.rep_size, 1);
+				put(&fdes, 0, 2);
+			}
+		}
+		kept++;
+	}
+
+	put(&all, SFRAME_MAGIC, 2);
+	put(&all, o->version, 1);
+	put(&all, (o->shuffle ? 0 : (sec->flags & SFRAME_F_FDE_SORTED)) |
+		  (o->version >= 2 ? SFRAME_F_FDE_FUNC_START_PCREL : 0), 1);
+	put(&all, abi, 1);
+	put(&all, (uint8_t)sec->fixed_fp, 1);
+	put(&all, (uint8_t)sec->fixed_ra, 1);
+	put(&all, o->auxhdr_len, 1);
+	put(&all, kept, 4);
+	put(&all, nfres, 4);
+	put(&all, fres.len, 4);
+	put(&all, 0, 4);
+	put(&all, fdes.len, 4);
+	for (i = 0; i < (uint32_t)o->auxhdr_len; i++)
+		put(&all, 0xa5, 1);
+	put_at(&all, 0, 0, 0);
+	if (fdes.len) {
+		put(&all, 0, 0);
+		all.p = realloc(all.p, all.len + fdes.len + fres.len + 1);
+		memcpy(all.p + all.len, fdes.p, fdes.len);
+		all.len += fdes.len;
+		memcpy(all.p + all.len, fres.p, fres.len);
+		all.len += fres.len;
+	}
+	free(fdes.p);
+	free(fres.p);
+	free(order);
+	out->buf = all.p;
+	out->len = all.len;
+	return 0;
+}

@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Host tests of the SFrame core on real sections.
+ *
+ *   test-core FIXTURE...    FIXTURE is the path of a fixture ELF file X;
+ *                           X.sframe, X.meta and X.rows.txt sit beside it.
+ *
+ * For every fixture:
+ *  - rows: open + validate, then at every PC of every function the FDE-
+ *    directed lookup and (sorted sections) the global lookup return the
+ *    rule X.rows.txt records for that PC;
+ *  - reencode: the section re-encoded by encode.c in other versions, byte
+ *    orders, FRE widths, word sizes, FDE orders and auxiliary-header sizes
+ *    gives the same rule at every PC;
+ *  - malformed: truncation at every byte and every single-bit flip give
+ *    errors or valid answers, never a crash (run under ASan/UBSan).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sframe/sframe.h>
+#include "harness.h"
+#include "encode.h"
+#include "../elf.h"
+
+struct exp_loc {
+	int kind, deref, reg;
+	long offset;
+	int padding, fixed;
+};
+
+#define LOC(k, d, r, o) ((struct exp_loc){ .kind = (k), .deref = (d), .reg = (r), .offset = (o) })
+
+struct exp_fre {
+	unsigned int start;
+	int outermost, mangled, base_sp, have_base;
+	struct exp_loc cfa, fp, ra;
+};
+
+struct exp_fde {
+	uint64_t pc;
+	unsigned int size, nfres, fre_type, pc_type, fde_type, key, signal, rep;
+	struct exp_fre *fres;
+};
+
+struct fixture {
+	const char *path;
+	uint8_t *data;
+	size_t size;
+	uint64_t addr;
+	struct exp_fde *fdes;
+	unsigned int nfdes;
+};
+
+static int parse_loc(const char *s, struct exp_loc *l, int fixed_ra, int is_ra,
+		     int flex)
+{
+	int reg;
+	long off;
+
+	memset(l, 0, sizeof(*l));
+	l->kind = SFRAME_LOC_SAME;
+	if (!strcmp(s, "u"))
+		return 0;
+	if (!strcmp(s, "U(pad)")) {
+		l->padding = 1;
+		return 0;
+	}
+	if (!strcmp(s, "fixed")) {
+		*l = LOC(SFRAME_LOC_CFA, 1, 0, fixed_ra);
+		l->fixed = 1;
+		return 0;
+	}
+	if (sscanf(s, "*(cfa%ld)", &off) == 1) {
+		*l = LOC(SFRAME_LOC_CFA, 1, 0, off);
+		return 0;
+	}
+	if (sscanf(s, "*(r%d%ld)", &reg, &off) == 2) {
+		*l = LOC(SFRAME_LOC_REG, 1, reg, off);
+		return 0;
+	}
+	if (sscanf(s, "r%d%ld", &reg, &off) == 2) {
+		*l = LOC(SFRAME_LOC_REG, 0, reg, off);
+		return 0;
+	}
+	if (sscanf(s, "r%d", &reg) == 1) {
+		*l = LOC(SFRAME_LOC_REG, 0, reg, 0);
+		return 0;
+	}
+	if (sscanf(s, "%ld", &off) == 1) {
+		/* DEFAULT rows: a stack slot; RA 0 is padding. */
+		if (is_ra && off == 0 && !flex) {
+			l->padding = 1;
+			return 0;
+		}
+		*l = LOC(SFRAME_LOC_CFA, 1, 0, off);
+		if (is_ra && fixed_ra && off == fixed_ra)
+			l->fixed = 1;
+		return 0;
+	}
+	return -1;
+}
+
+static char *field(char *line, const char *key)
+{
+	char *p = strstr(line, key);
+	static char buf[128];
+	size_t n;
+
+	if (!p)
+		return NULL;
+	p += strlen(key);
+	n = strcspn(p, " \n");
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	memcpy(buf, p, n);
+	buf[n] = 0;
+	return buf;
+}
+
+static int load_rows(struct fixture *fx, const char *rows_path, int fixed_ra)
+{
+	FILE *f = fopen(rows_path, "r");
+	char line[512];
+	struct exp_fde *cur = NULL;
+	unsigned int cap = 0, nfre = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "FDE ", 4)) {
+			if (fx->nfdes == cap) {
+				cap = cap ? 2 * cap : 64;
+				fx->fdes = realloc(fx->fdes, cap * sizeof(*fx->fdes));
+			}
+			cur = &fx->fdes[fx->nfdes++];
+			memset(cur, 0, sizeof(*cur));
+			sscanf(line,
+			       "FDE %*u pc=0x%" SCNx64 " size=%u nfres=%u fre_type=%u pc_type=%u fde_type=%u pauth_key=%u signal=%u rep=%u",
+			       &cur->pc, &cur->size, &cur->nfres, &cur->fre_type,
+			       &cur->pc_type, &cur->fde_type, &cur->key,
+			       &cur->signal, &cur->rep);
+			cur->fres = calloc(cur->nfres + 1, sizeof(*cur->fres));
+			nfre = 0;
+		} else if (!strncmp(line, "  FRE ", 6) && cur && nfre < cur->nfres) {
+			struct exp_fre *e = &cur->fres[nfre++];
+			char *v;
+			int flex = cur->fde_type == 1;
+
+			sscanf(field(line, "start="), "0x%x", &e->start);
+			e->outermost = atoi(field(line, "ra_undef="));
+			e->mangled = atoi(field(line, "mangled="));
+			v = field(line, "base=");
+			if (v) {
+				e->have_base = 1;
+				e->base_sp = !strcmp(v, "sp");
+			}
+			if (e->outermost)
+				continue;
+			v = field(line, "cfa=");
+			if (!flex) {
+				e->cfa.kind = SFRAME_LOC_REG;
+				e->cfa.offset = atol(v);
+			} else if (parse_loc(v, &e->cfa, 0, 0, 1)) {
+				goto bad;
+			}
+			if (parse_loc(field(line, "fp="), &e->fp, 0, 0, flex) ||
+			    parse_loc(field(line, "ra="), &e->ra, fixed_ra, 1, flex))
+				goto bad;
+		}
+	}
+	fclose(f);
+	return 0;
+bad:
+	fprintf(stderr, "%s: cannot parse: %s", rows_path, line);
+	fclose(f);
+	return -1;
+}
+
+static int load_fixture(struct fixture *fx, const char *path)
+{
+	char p[1024], line[256];
+	FILE *f;
+
+	memset(fx, 0, sizeof(*fx));
+	fx->path = path;
+	snprintf(p, sizeof(p), "%s.sframe", path);
+	if (sframe_read_file(p, &fx->data, &fx->size))
+		return -1;
+	snprintf(p, sizeof(p), "%s.meta", path);
+	f = fopen(p, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "sh_addr=", 8))
+			fx->addr = strtoull(line + 8, NULL, 0);
+	fclose(f);
+	return 0;
+}
+
+static int loc_eq(const struct sframe_loc *got, const struct exp_loc *e)
+{
+	if (got->kind != e->kind)
+		return 0;
+	if (got->kind == SFRAME_LOC_SAME || got->kind == SFRAME_LOC_UNDEFINED)
+		return 1;
+	return got->deref == e->deref && got->offset == e->offset &&
+	       (got->kind != SFRAME_LOC_REG || got->reg == e->reg);
+}
+
+static void check_rule(const struct sframe_section *sec,
+		       const struct exp_fde *ef, const struct exp_fre *e,
+		       const struct sframe_rule *r, uint64_t pc)
+{
+	T_CHECK(!!(r->flags & SFRAME_RULE_OUTERMOST) == e->outermost,
+		"pc 0x%" PRIx64 ": outermost %d", pc, e->outermost);
+	if (e->outermost)
+		return;
+	if (e->have_base)
+		T_CHECK(r->cfa.kind == SFRAME_LOC_REG &&
+			r->cfa.reg == (e->base_sp ? sec->sp_reg : sec->fp_reg) &&
+			r->cfa.offset == e->cfa.offset && !r->cfa.deref,
+			"pc 0x%" PRIx64 ": CFA r%u%+d want %s%+ld", pc,
+			r->cfa.reg, r->cfa.offset, e->base_sp ? "sp" : "fp",
+			e->cfa.offset);
+	else
+		T_CHECK(loc_eq(&r->cfa, &e->cfa), "pc 0x%" PRIx64 ": CFA", pc);
+	T_CHECK(loc_eq(&r->fp, &e->fp), "pc 0x%" PRIx64 ": FP kind %d off %d",
+		pc, r->fp.kind, r->fp.offset);
+	T_CHECK(loc_eq(&r->ra, &e->ra), "pc 0x%" PRIx64 ": RA kind %d off %d",
+		pc, r->ra.kind, r->ra.offset);
+	T_CHECK(!!(r->flags & SFRAME_RULE_RA_PADDING) == e->ra.padding,
+		"pc 0x%" PRIx64 ": RA padding", pc);
+	T_CHECK(!!(r->flags & SFRAME_RULE_RA_MANGLED) == e->mangled,
+		"pc 0x%" PRIx64 ": mangled", pc);
+	T_CHECK(!!(r->flags & SFRAME_RULE_SIGNAL) == !!ef->signal,
+		"pc 0x%" PRIx64 ": signal", pc);
+}
+
+/* The rule at every PC against the rows file. */
+static void test_rows(struct fixture *fx)
+{
+	struct sframe_section sec;
+	unsigned int i, k;
+	uint64_t o;
+	int err;
+
+	t_begin("rows: %s", fx->path);
+	err = sframe_open(&sec, fx->data, fx->size, fx->addr, 0);
+	T_CHECK(!err, "open: %s", sframe_errname(err));
+	if (err)
+		goto out;
+	err = sframe_validate(&sec, NULL, NULL);
+	T_CHECK(!err, "validate: %s", sframe_errname(err));
+	T_CHECK(sec.num_fdes == fx->nfdes, "num_fdes %u rows %u", sec.num_fdes,
+		fx->nfdes);
+
+	for (i = 0; i < fx->nfdes && i < sec.num_fdes; i++) {
+		const struct exp_fde *ef = &fx->fdes[i];
+		struct sframe_fde fde;
+
+		err = sframe_get_fde(&sec, i, &fde);
+		T_CHECK(!err && fde.start == ef->pc && fde.size == ef->size &&
+			fde.num_fres == ef->nfres &&
+			SFRAME_FUNC_FRE_TYPE(fde.info) == ef->fre_type &&
+			SFRAME_FUNC_PC_TYPE(fde.info) == ef->pc_type &&
+			sframe_fde_flex(&fde) == ef->fde_type &&
+			SFRAME_FUNC_PAUTH_KEY(fde.info) == ef->key &&
+			sframe_fde_signal(&sec, &fde) == ef->signal &&
+			fde.rep_size == ef->rep,
+			"fde %u header", i);
+		if (err)
+			continue;
+		for (o = 0; o < ef->size; o++) {
+			uint64_t pc = ef->pc + o, off = o;
+			const struct exp_fre *e = NULL;
+			struct sframe_rule r;
+			struct sframe_fre fre;
+
+			if (ef->pc_type && ef->rep)
+				off = o % ef->rep;
+			for (k = 0; k < ef->nfres; k++)
+				if (ef->fres[k].start <= off)
+					e = &ef->fres[k];
+			if (!ef->nfres) {
+				err = sframe_find(&sec, pc, &r);
+				if (ef->signal)
+					T_CHECK(err == -SFRAME_E_SIGNAL,
+						"pc 0x%" PRIx64 ": %s", pc,
+						sframe_errname(err));
+				else
+					T_CHECK(!err && (r.flags & SFRAME_RULE_OUTERMOST),
+						"pc 0x%" PRIx64 ": %s", pc,
+						sframe_errname(err));
+				continue;
+			}
+			err = sframe_find_fre(&sec, &fde, pc, &fre);
+			if (!e) {
+				T_CHECK(err == -SFRAME_E_NO_FRE, "pc 0x%" PRIx64
+					": want NO_FRE, got %s", pc,
+					sframe_errname(err));
+				continue;
+			}
+			T_CHECK(!err && fre.start == e->start,
+				"pc 0x%" PRIx64 ": fre %s", pc, sframe_errname(err));
+			if (err)
+				continue;
+			err = sframe_fre_rule(&sec, &fde, &fre, &r);
+			T_CHECK(!err, "pc 0x%" PRIx64 ": rule %s", pc,
+				sframe_errname(err));
+			if (!err)
+				check_rule(&sec, ef, e, &r, pc);
+			if (sec.flags & SFRAME_F_FDE_SORTED) {
+				struct sframe_rule g;
+
+				err = sframe_find(&sec, pc, &g);
+				T_CHECK(!err && g.fde_index == i &&
+					g.fre_start == fre.start,
+					"pc 0x%" PRIx64 ": global lookup %s fde %u",
+					pc, sframe_errname(err), g.fde_index);
+			}
+		}
+	}
+	/* Around the functions: before the first, after the last. */
+	if (sec.flags & SFRAME_F_FDE_SORTED && fx->nfdes) {
+		struct sframe_rule r;
+
+		T_CHECK(sframe_find(&sec, fx->fdes[0].pc - 1, &r) ==
+			-SFRAME_E_NO_FDE, "before first function");
+		T_CHECK(sframe_find(&sec, fx->fdes[fx->nfdes - 1].pc +
+				    fx->fdes[fx->nfdes - 1].size, &r) ==
+			-SFRAME_E_NO_FDE, "after last function");
+	}
+out:
+	t_end();
+}
+
+static int rule_eq(const struct sframe_rule *a, const struct sframe_rule *b)
+{
+	return !memcmp(&a->cfa, &b->cfa, sizeof(a->cfa)) &&
+	       !memcmp(&a->ra, &b->ra, sizeof(a->ra)) &&
+	       !memcmp(&a->fp, &b->fp, sizeof(a->fp)) &&
+	       a->sp_from_cfa == b->sp_from_cfa && a->flags == b->flags &&
+	       a->func_start == b->func_start && a->func_size == b->func_size &&
+	       a->fre_start == b->fre_start;
+}
+
+/* FDE-directed lookup: the rule for @pc within function @f. */
+static int lookup_in(const struct sframe_section *sec,
+		     const struct sframe_fde *f, uint64_t pc,
+		     struct sframe_rule *r)
+{
+	struct sframe_fre fre;
+	int err;
+
+	if (!f->num_fres)
+		return sframe_find(sec, pc, r);
+	err = sframe_find_fre(sec, f, pc, &fre);
+	if (!err)
+		err = sframe_fre_rule(sec, f, &fre, r);
+	return err;
+}
+
+/* Same answers from the section re-encoded another way. */
+static void test_reencode(struct fixture *fx, const struct encode_opts *eo)
+{
+	struct sframe_section a, b;
+	struct encoded enc;
+	unsigned int i, kept = 0;
+	int err;
+
+	t_begin("reencode v%d %s%s%s%s%s: %s", eo->version,
+		eo->swap ? "swapped-order" : "same-order", eo->shuffle ? " shuffled" : "",
+		eo->wide_words ? " 4B-words" : "", eo->wide_starts ? " addr4" : "",
+		eo->auxhdr_len ? " auxhdr" : "", fx->path);
+	if (sframe_open(&a, fx->data, fx->size, fx->addr, 0)) {
+		T_CHECK(0, "open original");
+		goto out;
+	}
+	err = sframe_encode(&a, eo, &enc);
+	T_CHECK(!err, "encode: %d", err);
+	if (err)
+		goto out;
+	err = sframe_open(&b, enc.buf, enc.len, eo->addr, 0);
+	T_CHECK(!err, "open encoded: %s", sframe_errname(err));
+	if (!err)
+		err = sframe_validate(&b, NULL, NULL);
+	T_CHECK(!err, "validate encoded: %s", sframe_errname(err));
+	if (err)
+		goto free;
+	for (i = 0; i < a.num_fdes; i++) {
+		struct sframe_fde fa, fb;
+		uint64_t o;
+
+		if (sframe_get_fde(&a, i, &fa) || !enc.kept[i])
+			continue;
+		kept++;
+		err = sframe_get_fde(&b, enc.kept[i] - 1, &fb);
+		T_CHECK(!err && fb.start == fa.start && fb.size == fa.size,
+			"fde %u moved", i);
+		if (err)
+			continue;
+		for (o = 0; o < fa.size; o++) {
+			struct sframe_rule ra, rb;
+			int ea, eb;
+
+			ea = lookup_in(&a, &fa, fa.start + o, &ra);
+			eb = lookup_in(&b, &fb, fa.start + o, &rb);
+			T_CHECK(ea == eb, "pc 0x%" PRIx64 ": %s vs %s",
+				fa.start + o, sframe_errname(ea), sframe_errname(eb));
+			if (!ea && !eb)
+				T_CHECK(rule_eq(&ra, &rb), "pc 0x%" PRIx64
+					": rules differ", fa.start + o);
+			/* Linked sections: the global lookup agrees too. */
+			if (a.flags & SFRAME_F_FDE_SORTED) {
+				eb = sframe_find(&b, fa.start + o, &rb);
+				T_CHECK(ea == eb && (ea || rule_eq(&ra, &rb)),
+					"pc 0x%" PRIx64 ": global lookup",
+					fa.start + o);
+			}
+		}
+	}
+	T_CHECK(kept > 0 || !a.num_fdes, "no FDE encodable");
+free:
+	free(enc.buf);
+	free(enc.kept);
+out:
+	t_end();
+}
+
+static void probe_section(const uint8_t *buf, size_t len, uint64_t addr,
+			  const struct fixture *fx, int *opened)
+{
+	struct sframe_section sec;
+	struct sframe_rule r;
+	unsigned int i;
+
+	*opened = 0;
+	if (sframe_open(&sec, buf, len, addr, 0))
+		return;
+	*opened = 1;
+	sframe_validate(&sec, NULL, NULL);
+	for (i = 0; i < fx->nfdes; i++) {
+		sframe_find(&sec, fx->fdes[i].pc, &r);
+		sframe_find(&sec, fx->fdes[i].pc + fx->fdes[i].size / 2, &r);
+	}
+	for (i = 0; i < sec.num_fdes && i < 64; i++) {
+		struct sframe_fde f;
+
+		if (!sframe_get_fde(&sec, i, &f))
+			sframe_find(&sec, f.start + 1, &r);
+	}
+}
+
+/* Truncation at every byte, and every single-bit flip. */
+static void test_malformed(struct fixture *fx)
+{
+	uint8_t *buf = malloc(fx->size);
+	struct sframe_section sec;
+	size_t len, bit, real_end = 0;
+	int opened, err;
+
+	if (!sframe_open(&sec, fx->data, fx->size, fx->addr, 0))
+		real_end = sec.fre_end;
+
+	t_begin("truncate at every byte: %s", fx->path);
+	for (len = 0; len < fx->size; len++) {
+		uint8_t *t = malloc(len ? len : 1);
+
+		memcpy(t, fx->data, len);
+		err = sframe_open(&sec, t, len, fx->addr, 0);
+		if (!err)
+			err = sframe_validate(&sec, NULL, NULL);
+		/* Only the zero padding after the FRE data may be cut. */
+		if (len < real_end)
+			T_CHECK(err, "length %zu accepted", len);
+		probe_section(t, len, fx->addr, fx, &opened);
+		free(t);
+	}
+	t_end();
+
+	t_begin("flip every bit: %s", fx->path);
+	for (bit = 0; bit < fx->size * 8; bit++) {
+		memcpy(buf, fx->data, fx->size);
+		buf[bit / 8] ^= 1U << (bit % 8);
+		probe_section(buf, fx->size, fx->addr, fx, &opened);
+		/* A single flip in the magic never passes. */
+		if (bit < 16)
+			T_CHECK(!opened, "flip of header bit %zu accepted", bit);
+	}
+	t_end();
+	free(buf);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct encode_opts variants[] = {
+		{ .version = 3 },
+		{ .version = 3, .shuffle = 1, .wide_words = 1 },
+		{ .version = 3, .wide_starts = 1, .auxhdr_len = 8, .addr = 0x10000 },
+		{ .version = 3, .swap = 1 },
+		{ .version = 2 },
+		{ .version = 2, .swap = 1, .shuffle = 1, .wide_starts = 1 },
+		{ .version = 2, .wide_words = 1, .auxhdr_len = 3 },
+		{ .version = 1 },
+		{ .version = 1, .shuffle = 1, .wide_words = 1, .wide_starts = 1 },
+	};
+	int i, malformed = 0;
+	unsigned int v;
+
+	for (i = 1; i < argc; i++) {
+		struct fixture fx;
+		struct sframe_section sec;
+		char rows[1024];
+
+		if (!strcmp(argv[i], "--malformed")) {
+			malformed = 1;
+			continue;
+		}
+		if (load_fixture(&fx, argv[i])) {
+			t_begin("load: %s", argv[i]);
+			T_CHECK(0, "cannot load fixture");
+			t_end();
+			continue;
+		}
+		snprintf(rows, sizeof(rows), "%s.rows.txt", argv[i]);
+		if (sframe_open(&sec, fx.data, fx.size, fx.addr, 0) == 0 &&
+		    !load_rows(&fx, rows, sec.fixed_ra))
+			test_rows(&fx);
+		for (v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
+			struct encode_opts eo = variants[v];
+
+			if (eo.swap && sec.abi != SFRAME_ABI_AARCH64_ENDIAN_LITTLE &&
+			    sec.abi != SFRAME_ABI_AARCH64_ENDIAN_BIG)
+				continue;
+			if (eo.version == 1 && sec.abi == SFRAME_ABI_S390X_ENDIAN_BIG)
+				continue;
+			if (!eo.addr)
+				eo.addr = fx.addr;
+			test_reencode(&fx, &eo);
+		}
+		if (malformed)
+			test_malformed(&fx);
+		free(fx.data);
+		while (fx.nfdes)
+			free(fx.fdes[--fx.nfdes].fres);
+		free(fx.fdes);
+	}
+	printf("%d passed, %d failed\n", t_pass, t_fail);
+	return t_fail ? 1 : 0;
+}
