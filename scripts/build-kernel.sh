@@ -12,7 +12,8 @@ tag="[kernel $A${VARIANT:+-$VARIANT}]"
 log=$LOGS/kernel-$A${VARIANT:+-$VARIANT}.log
 
 frags=("$ROOT/qemu/configs/common.config" "$ROOT/qemu/configs/$A.config")
-[ -z "${VARIANT:-}" ] || frags+=("$ROOT/qemu/configs/$VARIANT.config")
+[ ! -f "$ROOT/qemu/configs/${VARIANT:-}.config" ] ||
+	frags+=("$ROOT/qemu/configs/$VARIANT.config")
 
 fail() {
 	echo "$tag FAILED: $1 (log: ${log#"$ROOT"/})"
@@ -33,8 +34,10 @@ if [ ! -f "$OUT/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$hash" ]; then
 			"$OUT/.config" "${frags[@]}" &&
 		"${KMAKE[@]}" olddefconfig
 	} >>"$log" 2>&1 || fail configure
-	# Every option the fragments ask for must have survived olddefconfig.
-	for opt in $(grep -h '^CONFIG_.*=y$' "${frags[@]}" | sort -u); do
+	# Every =y the fragments ask for (last one wins) must have stuck.
+	for opt in $(sed -E 's/^# (CONFIG_\w+) is not set/\1=n/' "${frags[@]}" |
+		     awk -F= '/^CONFIG_/ { v[$1] = $0 } END { for (k in v) print v[k] }' |
+		     grep '=y$' | sort); do
 		grep -qx "$opt" "$OUT/.config" ||
 			echo "$tag warning: $opt did not stick (missing dependency?)"
 	done

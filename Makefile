@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# sframe-unwind: userspace builds of the SFrame core (tools, host tests,
+# fuzzer, benchmark) and the kernel harness (scripts/kernel.mk).
+# The kernel build itself uses the Kbuild/Kconfig files next to this one.
+#
+#   make tools        tools/sframe-dump
+#   make check-host   host tests (ASan + UBSan), ends with "N passed, N failed"
+#   make fuzz         libFuzzer over validate + find + dump (FUZZ_SECONDS=600)
+#   make bench-host   lookups/s against libsframe 2.40 (a benchmark, not a test)
+#   make check        check-host + lint + kunit and qemu-test on both arches
+#   make run          main job: boot QEMU and show the core on a live kernel
+
+CC		?= gcc
+CLANG		?= clang
+BUILD		:= build
+HOST		:= $(BUILD)/host
+RESULTS		:= $(BUILD)/results
+CWARN		:= -Wall -Wextra -Werror -Wno-missing-field-initializers
+HOST_CFLAGS	:= -O2 -g -std=gnu11 $(CWARN) -Iinclude
+SAN_CFLAGS	:= -O1 -g -std=gnu11 $(CWARN) -Iinclude \
+		   -fsanitize=address,undefined -fno-sanitize-recover=all \
+		   -fno-omit-frame-pointer
+FUZZ_SECONDS	?= 600
+
+CORE		:= kernel/sframe.c
+CORE_HDRS	:= $(wildcard include/sframe/*.h)
+TOOL_SRCS	:= tools/dump.c tools/elf.c
+TOOL_HDRS	:= tools/dump.h tools/elf.h
+TEST_SRCS	:= tools/testing/encode.c
+TEST_HDRS	:= tools/testing/encode.h tools/testing/harness.h
+
+.PHONY: all tools check-host fuzz bench-host check clean deps-host help
+all: tools
+
+help:
+	@sed -n '/^#   make/s/^#   //p' Makefile
+
+# The core alone, freestanding: proves it needs no libc.
+$(HOST)/sframe-freestanding.o: $(CORE) $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) -O2 $(CWARN) -Iinclude -ffreestanding -nostdlib -c $< -o $@
+
+tools: tools/sframe-dump
+tools/sframe-dump: tools/sframe-dump.c $(TOOL_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_HDRS)
+	$(CC) $(HOST_CFLAGS) -o $@ tools/sframe-dump.c $(TOOL_SRCS) $(CORE)
+
+$(HOST)/sframe-dump-san: tools/sframe-dump.c $(TOOL_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) -o $@ tools/sframe-dump.c $(TOOL_SRCS) $(CORE)
+
+$(HOST)/test-%: tools/testing/test-%.c $(TEST_SRCS) $(TOOL_SRCS) $(CORE) $(TEST_HDRS) $(TOOL_HDRS) $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) -o $@ $< $(TEST_SRCS) $(TOOL_SRCS) $(CORE)
+
+# libsframe 2.40 shares symbol names with the core: pre-link it with its
+# glue and keep only the ls_* entry points global.
+$(HOST)/libsframe-glue.o: tools/bench/libsframe-glue.c tools/bench/libsframe-glue.h
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -c $< -o $(HOST)/glue-only.o
+	ld -r $(HOST)/glue-only.o $$($(CC) -print-file-name=libsframe.a) -o $(HOST)/glue-partial.o
+	objcopy -w --keep-global-symbol='ls_*' $(HOST)/glue-partial.o $@
+
+$(HOST)/test-libsframe: tools/testing/test-libsframe.c $(HOST)/libsframe-glue.o $(TOOL_SRCS) $(CORE) $(CORE_HDRS)
+	$(CC) $(SAN_CFLAGS) -o $@ $< $(HOST)/libsframe-glue.o $(TOOL_SRCS) $(CORE)
+
+HOST_TESTS := $(HOST)/test-core $(HOST)/test-malformed $(HOST)/test-libsframe \
+	      $(HOST)/sframe-dump-san $(HOST)/sframe-freestanding.o tools/sframe-dump
+
+deps-host:
+	@scripts/deps-host.sh
+
+check-host: deps-host
+	@$(MAKE) --no-print-directory $(HOST_TESTS)
+	@mkdir -p $(RESULTS)
+	@tools/testing/run-host-tests.sh | tee $(RESULTS)/host.txt
+	@scripts/summary.sh $(RESULTS)/host.txt
+
+$(HOST)/fuzz-sframe: tools/testing/fuzz-sframe.c $(TOOL_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) -O1 -g -Iinclude -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -o $@ $< tools/dump.c $(CORE)
+
+fuzz: deps-host $(HOST)/fuzz-sframe
+	@tools/testing/run-fuzz.sh $(HOST)/fuzz-sframe $(FUZZ_SECONDS)
+
+$(HOST)/bench-sframe: tools/bench/bench-sframe.c $(HOST)/libsframe-glue.o $(TOOL_SRCS) $(CORE) $(CORE_HDRS)
+	$(CC) -O2 -g -std=gnu11 $(CWARN) -Iinclude -o $@ $< $(HOST)/libsframe-glue.o $(TOOL_SRCS) $(CORE)
+
+bench-host: deps-host $(HOST)/bench-sframe
+	@tools/bench/run-bench.sh $(HOST)/bench-sframe
+
+clean:
+	rm -rf $(HOST) tools/sframe-dump
+
+-include scripts/kernel.mk

@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Host tests of the SFrame core and tools.  Prints one "PASS: ..." or
+# "FAIL: ..." line per check (details on stderr); scripts/summary.sh makes
+# the final "N passed, N failed" line.  Run through `make check-host`,
+# which builds the ASan/UBSan binaries in build/host first.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+H=build/host
+FX=tools/testing/fixtures
+DUMP=$H/sframe-dump-san
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; }
+check() { local name=$1; shift; if "$@" >/dev/null 2>&1; then pass "$name"; else fail "$name"; fi; }
+
+# 1. The core is freestanding: only the memory functions a freestanding C
+#    implementation may require are left undefined.
+undef=$(nm -u $H/sframe-freestanding.o | awk '{print $2}' | grep -v -E '^(memcpy|memset|memmove|memcmp)$' || true)
+if [ -z "$undef" ]; then pass "core builds -ffreestanding -nostdlib, no libc symbols"
+else fail "core needs: $undef"; fi
+
+# 2. Rows at every PC, re-encodings; malformed input on a subset.
+mapfile -t all < <( (find $FX -name '*.sframe' | sed 's/\.sframe$//'; ls $FX/libsframe-data/*.meta | sed 's/\.meta$//') | sort)
+$H/test-core "${all[@]}" | grep -E '^(PASS|FAIL):' || fail "test-core crashed"
+$H/test-core --malformed $FX/x86_64/nofp/asm.o $FX/x86_64/nofp/prog \
+	$FX/x86_64/v1-nofp/prog $FX/x86_64/v2-sc/prog $FX/aarch64/pacb/prog \
+	$FX/aarch64/v2-pac/libfix.so $FX/s390x/fp/prog $FX/s390x/v2-fp/prog \
+	$FX/libsframe-data/DATA-BE-V3 $FX/libsframe-data/DATA2 \
+	| grep -E '^(PASS|FAIL):' || fail "test-core --malformed crashed"
+$H/test-malformed $FX | grep -E '^(PASS|FAIL):' || fail "test-malformed crashed"
+
+# 3. sframe-dump against readelf: 2.46 for v2/v3, 2.40 for v1.
+for ref in $(find $FX -name '*.readelf.txt' -o -name '*.readelf240.txt' | sort); do
+	grep -q 'Error' "$ref" && continue
+	elf=${ref%.readelf*.txt}
+	if $DUMP "$elf" 2>&1 | cmp -s - "$ref"; then
+		pass "sframe-dump = readelf: ${elf#$FX/}"
+	else
+		fail "sframe-dump = readelf: ${elf#$FX/}"
+		$DUMP "$elf" 2>&1 | diff - "$ref" | head -5 >&2
+	fi
+done
+for ref in $FX/libsframe-data/*.dump.txt; do
+	raw=${ref%.dump.txt}
+	addr=$(sed -n 's/^sh_addr=//p' "$raw.meta")
+	if $DUMP --raw --addr "$addr" "$raw" 2>&1 | cmp -s - "$ref"; then
+		pass "sframe-dump --raw = libsframe dump: ${raw#$FX/}"
+	else
+		fail "sframe-dump --raw = libsframe dump: ${raw#$FX/}"
+	fi
+done
+
+# 4. v1 sections against libsframe 2.40 at every PC.
+$H/test-libsframe $FX/x86_64/v1-*/prog $FX/x86_64/v1-*/prog-nopie \
+	$FX/x86_64/v1-*/libfix.so | grep -E '^(PASS|FAIL):' || fail "test-libsframe crashed"
+
+# 5. Objects and programs compiled here by the system toolchains (binutils
+#    2.40, SFrame v1): sframe-dump = system readelf, lookups = libsframe.
+SYS=$H/syscc
+for arch in x86_64 aarch64; do
+	case $arch in
+	x86_64) cc=gcc; readelf=readelf; asm=$FX/src/asm_x86_64.s ;;
+	aarch64) cc=aarch64-linux-gnu-gcc; readelf=aarch64-linux-gnu-readelf; asm= ;;
+	esac
+	out=$SYS/$arch
+	mkdir -p "$out"
+	ok=1
+	for variant in nofp fp; do
+		flags="-O2 -fasynchronous-unwind-tables -Wa,--gsframe"
+		[ $variant = nofp ] && flags="$flags -fomit-frame-pointer" || flags="$flags -fno-omit-frame-pointer"
+		objs=()
+		for src in chain many frames bigfunc; do
+			$cc $flags -c $FX/src/$src.c -o "$out/$variant-$src.o" || ok=0
+			objs+=("$out/$variant-$src.o")
+		done
+		$cc $flags -o "$out/$variant-prog" "${objs[@]}" || ok=0
+		$cc $flags -shared -fPIC -o "$out/$variant-lib.so" $FX/src/many.c $FX/src/frames.c || ok=0
+	done
+	if [ $ok = 0 ]; then fail "system $cc builds the test programs"; continue; fi
+	pass "system $cc -Wa,--gsframe builds the test programs ($arch)"
+	for f in "$out"/*.o "$out"/*-prog "$out"/*-lib.so; do
+		ref=$($readelf --sframe "$f" 2>&1)
+		got=$($DUMP "$f" 2>&1)
+		if [ "$ref" = "$got" ]; then pass "sframe-dump = system readelf: $arch/${f##*/}"
+		else fail "sframe-dump = system readelf: $arch/${f##*/}"; diff <(echo "$got") <(echo "$ref") | head -5 >&2; fi
+		check "sframe-dump --validate: $arch/${f##*/}" $DUMP --validate "$f"
+	done
+	if [ $arch = x86_64 ]; then
+		$H/test-libsframe "$out"/*-prog "$out"/*-lib.so | grep -E '^(PASS|FAIL):'
+	fi
+done
+
+# 6. The tool on hostile files: exit 1 and one line on stderr, no crash.
+BAD=$H/bad
+mkdir -p $BAD
+head -c 0 /dev/null > $BAD/empty
+head -c 100 $FX/x86_64/nofp/prog > $BAD/elf-truncated
+head -c 4096 /dev/urandom > $BAD/random
+printf '\177ELF\002\001\001' > $BAD/elf-header-only
+head -c 1000 $FX/x86_64/nofp/prog.sframe > $BAD/raw-truncated
+cp $FX/x86_64/nofp/prog.sframe $BAD/raw-bad-version && printf '\x09' | dd of=$BAD/raw-bad-version bs=1 seek=2 conv=notrunc status=none
+cp $FX/x86_64/nofp/prog $BAD/elf-tables-outside
+printf '\xff\xff\xff\x7f' | dd of=$BAD/elf-tables-outside bs=1 seek=32 conv=notrunc status=none
+printf '\xff\xff\xff\x7f' | dd of=$BAD/elf-tables-outside bs=1 seek=40 conv=notrunc status=none
+for f in $BAD/*; do
+	case ${f##*/} in raw-*) args=(--raw --addr 0x1000) ;; *) args=() ;; esac
+	$DUMP "${args[@]}" "$f" >/dev/null 2>$BAD/stderr
+	rc=$?
+	lines=$(wc -l < $BAD/stderr)
+	if [ $rc -eq 1 ] && [ "$lines" -eq 1 ]; then pass "sframe-dump rejects ${f##*/}: $(cat $BAD/stderr)"
+	else fail "sframe-dump on ${f##*/}: exit $rc, $lines stderr lines"; fi
+done
+check "sframe-dump --validate rejects a truncated raw section" \
+	bash -c "! $DUMP --validate --raw --addr 0 $BAD/raw-truncated"
+check "sframe-dump --lookup finds main's row" \
+	bash -c "$DUMP --lookup 0x10d3 $FX/x86_64/nofp/prog | grep -q 'CFA = sp+16; RA = \*(CFA-8)'"
+check "sframe-dump --lookup reports a PC without FDE" \
+	bash -c "! $DUMP --lookup 0x10 $FX/x86_64/nofp/prog | grep -q SFRAME_E_NO_FDE || true; $DUMP --lookup 0x10 $FX/x86_64/nofp/prog | grep -q SFRAME_E_NO_FDE"
+exit 0
