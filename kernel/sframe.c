@@ -22,6 +22,8 @@
 #define EXPORT_SYMBOL_GPL(sym)
 #endif
 
+#define SFRAME_HOST_BIG_ENDIAN	(__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+
 static const char * const sframe_err_names[SFRAME_E_MAX] = {
 	[0]			= "OK",
 	[SFRAME_E_INVAL]	= "SFRAME_E_INVAL",
@@ -115,21 +117,33 @@ const char *sframe_strerror(int err)
 }
 EXPORT_SYMBOL_GPL(sframe_strerror);
 
-/* Unsigned integer of @n bytes (n <= 8) in the section's byte order. */
+/* Unsigned integer of @n bytes (1, 2, 4 or 8) in the section's byte order. */
 static __always_inline u64 sframe_get_uint(const struct sframe_section *sec,
 					   const u8 *p, unsigned int n)
 {
-	u64 v = 0;
-	unsigned int i;
+	u16 v16;
+	u32 v32;
+	u64 v64;
 
-	if (sec->big_endian) {
-		for (i = 0; i < n; i++)
-			v = (v << 8) | p[i];
-	} else {
-		for (i = n; i > 0; i--)
-			v = (v << 8) | p[i - 1];
+	switch (n) {
+	case 1:
+		return *p;
+	case 2:
+		sframe_memcpy(&v16, p, 2);
+		if (sec->big_endian != SFRAME_HOST_BIG_ENDIAN)
+			v16 = __builtin_bswap16(v16);
+		return v16;
+	case 4:
+		sframe_memcpy(&v32, p, 4);
+		if (sec->big_endian != SFRAME_HOST_BIG_ENDIAN)
+			v32 = __builtin_bswap32(v32);
+		return v32;
+	default:
+		sframe_memcpy(&v64, p, 8);
+		if (sec->big_endian != SFRAME_HOST_BIG_ENDIAN)
+			v64 = __builtin_bswap64(v64);
+		return v64;
 	}
-	return v;
 }
 
 /* Signed integer of @n bytes (1 <= n <= 8), sign-extended. */
@@ -151,7 +165,23 @@ static __always_inline int sframe_read(const struct sframe_section *sec,
 {
 	if (unlikely(off > end || len > end - off))
 		return -bounds_err;
-	return sframe_access_copy(sec, off, dst, len);
+	/* Constant sizes let the compiler inline the copy. */
+	switch (len) {
+	case 1:
+		return sframe_access_copy(sec, off, dst, 1);
+	case 2:
+		return sframe_access_copy(sec, off, dst, 2);
+	case 3:
+		return sframe_access_copy(sec, off, dst, 3);
+	case 4:
+		return sframe_access_copy(sec, off, dst, 4);
+	case 5:
+		return sframe_access_copy(sec, off, dst, 5);
+	case 8:
+		return sframe_access_copy(sec, off, dst, 8);
+	default:
+		return sframe_access_copy(sec, off, dst, len);
+	}
 }
 
 static bool sframe_abi_big_endian(u8 abi)
@@ -293,7 +323,7 @@ static __always_inline int sframe_fde_start(const struct sframe_section *sec,
 {
 	u32 off = sec->fde_base + i * sec->fde_size;
 	unsigned int n = sec->version >= SFRAME_VERSION_3 ? 8 : 4;
-	u8 b[8];
+	u8 b[16];
 	int err;
 
 	err = sframe_read(sec, off, n, sec->fre_base, b, SFRAME_E_LAYOUT);
@@ -327,8 +357,15 @@ int sframe_get_fde(const struct sframe_section *sec, u32 index,
 		return -SFRAME_E_INVAL;
 
 	off = sec->fde_base + index * sec->fde_size;
-	err = sframe_read(sec, off, sec->fde_size, sec->fre_base, b,
-			  SFRAME_E_LAYOUT);
+	if (unlikely(off > sec->fre_base || sec->fde_size > sec->fre_base - off))
+		return -SFRAME_E_LAYOUT;
+	/* Constant sizes: inlined copies. */
+	if (sec->version >= SFRAME_VERSION_3)
+		err = sframe_access_copy(sec, off, b, SFRAME_V3_FDE_SIZE);
+	else if (sec->version == SFRAME_VERSION_2)
+		err = sframe_access_copy(sec, off, b, SFRAME_V2_FDE_SIZE);
+	else
+		err = sframe_access_copy(sec, off, b, SFRAME_V1_FDE_SIZE);
 	if (unlikely(err))
 		return err;
 
@@ -372,27 +409,74 @@ static __always_inline bool sframe_fde_covers(u64 start, u32 size, u64 pc)
 	return pc >= start && pc - start < size;
 }
 
+/* FDE index at sorted position @pos. */
+static __always_inline u32 sframe_pos(const struct sframe_section *sec, u32 pos)
+{
+	return sec->order ? sec->order[pos] : pos;
+}
+
+/*
+ * First sorted position in [lo, hi) whose function starts above @pc; every
+ * position below @lo is known to start at or below @pc.
+ */
+static int sframe_upper_bound(const struct sframe_section *sec, u32 lo, u32 hi,
+			      u64 pc, u32 *res)
+{
+	u64 start;
+	int err;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+		u32 i = sframe_pos(sec, mid);
+
+		if (unlikely(i >= sec->num_fdes))
+			return -SFRAME_E_INDEX;
+		err = sframe_fde_start(sec, i, &start);
+		if (unlikely(err))
+			return err;
+		if (start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*res = lo;
+	return 0;
+}
+
 /**
  * sframe_find_fde() - find the function descriptor covering an address
  * @sec: opened section
  * @pc: run-time address
  * @fde: result
  *
- * Binary search when the section claims to be sorted; a linear scan
- * otherwise (relocatable objects, modules), which returns the first FDE
- * covering @pc.  On a section falsely claiming to be sorted the answer may
- * be wrong but every read stays in bounds (sframe_validate() detects it).
+ * With a lookup index (sframe_index_build()) the block of @pc bounds a
+ * short binary search over the sorted FDEs.  Without one: binary search
+ * when the section claims to be sorted, else a linear scan returning the
+ * first FDE covering @pc.  On a section falsely claiming to be sorted the
+ * answer may be wrong, but every read stays in bounds (sframe_validate()
+ * detects it).
  *
  * Return: 0, -SFRAME_E_NO_FDE, or another negative SFRAME_E_* code.
  */
 int sframe_find_fde(const struct sframe_section *sec, u64 pc,
 		    struct sframe_fde *fde)
 {
-	u32 lo = 0, hi = sec->num_fdes, i;
-	u64 start;
+	u32 lo = 0, hi = sec->num_fdes, pos, i;
 	int err;
 
-	if (!(sec->flags & SFRAME_F_FDE_SORTED)) {
+	if (sec->blocks) {
+		u64 b;
+
+		if (pc < sec->idx_base)
+			return -SFRAME_E_NO_FDE;
+		b = (pc - sec->idx_base) >> sec->idx_shift;
+		if (b >= sec->idx_nblocks)
+			return -SFRAME_E_NO_FDE;
+		lo = sec->blocks[b];
+		hi = sec->blocks[b + 1];
+		if (unlikely(lo > hi || hi > sec->num_fdes))
+			return -SFRAME_E_INDEX;
+	} else if (!sec->order && !(sec->flags & SFRAME_F_FDE_SORTED)) {
 		for (i = 0; i < sec->num_fdes; i++) {
 			err = sframe_get_fde(sec, i, fde);
 			if (err)
@@ -403,21 +487,13 @@ int sframe_find_fde(const struct sframe_section *sec, u64 pc,
 		return -SFRAME_E_NO_FDE;
 	}
 
-	/* Find the last FDE starting at or below pc. */
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		err = sframe_fde_start(sec, mid, &start);
-		if (unlikely(err))
-			return err;
-		if (start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
+	/* The last FDE starting at or below pc is the candidate. */
+	err = sframe_upper_bound(sec, lo, hi, pc, &pos);
+	if (err)
+		return err;
+	if (pos == 0)
 		return -SFRAME_E_NO_FDE;
-	err = sframe_get_fde(sec, lo - 1, fde);
+	err = sframe_get_fde(sec, sframe_pos(sec, pos - 1), fde);
 	if (err)
 		return err;
 	if (!sframe_fde_covers(fde->start, fde->size, pc))
@@ -426,28 +502,212 @@ int sframe_find_fde(const struct sframe_section *sec, u64 pc,
 }
 EXPORT_SYMBOL_GPL(sframe_find_fde);
 
+/* Text range covered by the FDEs: [*lo, *hi). */
+static int sframe_text_range(const struct sframe_section *sec, u64 *lo, u64 *hi)
+{
+	struct sframe_fde fde;
+	u32 i;
+	int err;
+
+	*lo = ~0ULL;
+	*hi = 0;
+	for (i = 0; i < sec->num_fdes; i++) {
+		err = sframe_get_fde(sec, i, &fde);
+		if (err)
+			return err;
+		if (fde.start + fde.size < fde.start)
+			return -SFRAME_E_FUNC_RANGE;
+		if (fde.start < *lo)
+			*lo = fde.start;
+		if (fde.start + fde.size > *hi)
+			*hi = fde.start + fde.size;
+	}
+	return 0;
+}
+
+static u64 sframe_index_blocks(u64 lo, u64 hi, unsigned int shift)
+{
+	return hi > lo ? ((hi - lo - 1) >> shift) + 1 : 0;
+}
+
 /**
- * sframe_read_fre() - locate and size the frame row entry at an offset
+ * sframe_index_size() - memory needed by a lookup index
  * @sec: opened section
- * @fde: the function the FRE belongs to
- * @off: section offset of the FRE
- * @fre: result
+ * @shift: log2 of the text block size (e.g. 8 for 256-byte blocks, as ORC)
+ * @nwords: result: number of u32 words sframe_index_build() needs
  *
  * Return: 0, or a negative SFRAME_E_* code.
  */
-int sframe_read_fre(const struct sframe_section *sec,
-		    const struct sframe_fde *fde, u32 off,
-		    struct sframe_fre *fre)
+int sframe_index_size(const struct sframe_section *sec, unsigned int shift,
+		      u32 *nwords)
 {
-	unsigned int fre_type = SFRAME_FUNC_FRE_TYPE(fde->info);
-	unsigned int asz, wsz;
-	u8 b[5];
+	u64 lo, hi, n;
+	int err;
+
+	if (shift > 63)
+		return -SFRAME_E_INVAL;
+	err = sframe_text_range(sec, &lo, &hi);
+	if (err)
+		return err;
+	n = sframe_index_blocks(lo, hi, shift) + 1;
+	if (!(sec->flags & SFRAME_F_FDE_SORTED))
+		n += sec->num_fdes;
+	if (n > 0xffffffffULL)
+		return -SFRAME_E_INDEX;
+	*nwords = n;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sframe_index_size);
+
+/* Does FDE @a start before FDE @b (ties: lower index first)? */
+static int sframe_start_less(const struct sframe_section *sec, u32 a, u32 b,
+			     bool *less)
+{
+	u64 sa, sb;
+	int err;
+
+	err = sframe_fde_start(sec, a, &sa);
+	if (!err)
+		err = sframe_fde_start(sec, b, &sb);
+	*less = !err && (sa < sb || (sa == sb && a < b));
+	return err;
+}
+
+static int sframe_sift_down(const struct sframe_section *sec, u32 *order,
+			    u32 root, u32 n)
+{
+	bool less;
+	int err;
+
+	for (;;) {
+		u32 child = 2 * root + 1, t;
+
+		if (child >= n)
+			return 0;
+		if (child + 1 < n) {
+			err = sframe_start_less(sec, order[child],
+						order[child + 1], &less);
+			if (err)
+				return err;
+			if (less)
+				child++;
+		}
+		err = sframe_start_less(sec, order[root], order[child], &less);
+		if (err)
+			return err;
+		if (!less)
+			return 0;
+		t = order[root];
+		order[root] = order[child];
+		order[child] = t;
+		root = child;
+	}
+}
+
+/* Heapsort: in place, no allocation, O(n log n) even on hostile input. */
+static int sframe_sort_order(const struct sframe_section *sec, u32 *order)
+{
+	u32 n = sec->num_fdes, i, t;
+	int err;
+
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	for (i = n / 2; i > 0; i--) {
+		err = sframe_sift_down(sec, order, i - 1, n);
+		if (err)
+			return err;
+	}
+	for (i = n; i > 1; i--) {
+		t = order[0];
+		order[0] = order[i - 1];
+		order[i - 1] = t;
+		err = sframe_sift_down(sec, order, 0, i - 1);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/**
+ * sframe_index_build() - build a lookup index in caller-provided memory
+ * @sec: opened section; on success it uses the index for every lookup
+ * @shift: log2 of the text block size
+ * @mem: sframe_index_size() words, owned by the caller for the lifetime
+ *       of @sec
+ * @nwords: size of @mem in u32 words
+ *
+ * Like ORC's lookup table: for each block of text, the number of FDEs (in
+ * start order) starting at or before the block, so that a lookup binary-
+ * searches only the FDEs of one block.  Unsorted sections (relocatable
+ * objects, modules) also get the sorted order of their FDEs, which makes
+ * their lookups logarithmic instead of linear.
+ *
+ * Return: 0, or a negative SFRAME_E_* code (the section is left unindexed).
+ */
+int sframe_index_build(struct sframe_section *sec, unsigned int shift,
+		       u32 *mem, u32 nwords)
+{
+	struct sframe_section tmp = *sec;
+	u32 need, nblocks, b, c = 0, n = sec->num_fdes;
+	u32 *blocks = mem;
+	u64 lo, hi, start;
+	int err;
+
+	err = sframe_index_size(sec, shift, &need);
+	if (err)
+		return err;
+	if (!mem || nwords < need)
+		return -SFRAME_E_INDEX;
+	err = sframe_text_range(sec, &lo, &hi);
+	if (err)
+		return err;
+	nblocks = sframe_index_blocks(lo, hi, shift);
+
+	tmp.order = NULL;
+	tmp.blocks = NULL;
+	if (!(sec->flags & SFRAME_F_FDE_SORTED)) {
+		err = sframe_sort_order(sec, mem);
+		if (err)
+			return err;
+		tmp.order = mem;
+		blocks = mem + n;
+	}
+	for (b = 0; b <= nblocks; b++) {
+		u64 bstart = lo + ((u64)b << shift);
+
+		while (c < n) {
+			err = sframe_fde_start(sec, sframe_pos(&tmp, c), &start);
+			if (err)
+				return err;
+			if (start > bstart)
+				break;
+			c++;
+		}
+		blocks[b] = c;
+	}
+	tmp.blocks = blocks;
+	tmp.idx_base = lo;
+	tmp.idx_shift = shift;
+	tmp.idx_nblocks = nblocks;
+	*sec = tmp;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sframe_index_build);
+
+/*
+ * Locate the FRE at section offset @off whose start field is @asz bytes
+ * wide.  Inlined with a constant @asz, so the scan loop below compiles to
+ * fixed-size loads.
+ */
+static __always_inline int sframe_fre_at(const struct sframe_section *sec,
+					 u32 off, unsigned int asz,
+					 struct sframe_fre *fre)
+{
+	unsigned int wsz;
+	u8 b[16];
 	u32 len;
 	int err;
 
-	if (unlikely(fre_type > SFRAME_FRE_TYPE_ADDR4))
-		return -SFRAME_E_FRE_TYPE;
-	asz = 1U << fre_type;
 	if (unlikely(off < sec->fre_base))
 		return -SFRAME_E_FRE_BOUNDS;
 	err = sframe_read(sec, off, asz + 1, sec->fre_end, b,
@@ -468,6 +728,31 @@ int sframe_read_fre(const struct sframe_section *sec,
 	fre->next = off + len;
 	return 0;
 }
+
+/**
+ * sframe_read_fre() - locate and size the frame row entry at an offset
+ * @sec: opened section
+ * @fde: the function the FRE belongs to
+ * @off: section offset of the FRE
+ * @fre: result
+ *
+ * Return: 0, or a negative SFRAME_E_* code.
+ */
+int sframe_read_fre(const struct sframe_section *sec,
+		    const struct sframe_fde *fde, u32 off,
+		    struct sframe_fre *fre)
+{
+	switch (SFRAME_FUNC_FRE_TYPE(fde->info)) {
+	case SFRAME_FRE_TYPE_ADDR1:
+		return sframe_fre_at(sec, off, 1, fre);
+	case SFRAME_FRE_TYPE_ADDR2:
+		return sframe_fre_at(sec, off, 2, fre);
+	case SFRAME_FRE_TYPE_ADDR4:
+		return sframe_fre_at(sec, off, 4, fre);
+	default:
+		return -SFRAME_E_FRE_TYPE;
+	}
+}
 EXPORT_SYMBOL_GPL(sframe_read_fre);
 
 /*
@@ -482,6 +767,37 @@ static __always_inline bool sframe_fre_applies(const struct sframe_section *sec,
 	if (sec->version == SFRAME_VERSION_1 && sframe_fde_pcmask(fde))
 		return (off & start) == start;
 	return start <= off;
+}
+
+/* The scan of sframe_find_fre(), for a constant start width @asz. */
+static __always_inline int sframe_scan_fres(const struct sframe_section *sec,
+					    const struct sframe_fde *fde,
+					    u32 off, bool v1_mask,
+					    unsigned int asz,
+					    struct sframe_fre *fre)
+{
+	u32 p = fde->fres, prev = 0, k;
+	struct sframe_fre cur;
+	bool found = false;
+	int err;
+
+	/* Each row is at least 2 bytes and bounds-checked: the loop ends. */
+	for (k = 0; k < fde->num_fres; k++) {
+		err = sframe_fre_at(sec, p, asz, &cur);
+		if (unlikely(err))
+			return err;
+		if (unlikely(k && cur.start <= prev && !v1_mask))
+			return -SFRAME_E_FRE_ORDER;
+		prev = cur.start;
+		if (sframe_fre_applies(sec, fde, cur.start, off)) {
+			*fre = cur;
+			found = true;
+		} else if (!v1_mask) {
+			break;
+		}
+		p = cur.next;
+	}
+	return found ? 0 : -SFRAME_E_NO_FRE;
 }
 
 /**
@@ -502,10 +818,7 @@ int sframe_find_fre(const struct sframe_section *sec,
 {
 	bool v1_mask = sec->version == SFRAME_VERSION_1 &&
 		       sframe_fde_pcmask(fde);
-	u32 off, p = fde->fres, prev = 0, k;
-	struct sframe_fre cur;
-	bool found = false;
-	int err;
+	u32 off;
 
 	if (!sframe_fde_covers(fde->start, fde->size, pc))
 		return -SFRAME_E_NO_FDE;
@@ -516,32 +829,52 @@ int sframe_find_fre(const struct sframe_section *sec,
 		off %= fde->rep_size;
 	}
 
-	/* Each row is at least 2 bytes and bounds-checked: the loop ends. */
-	for (k = 0; k < fde->num_fres; k++) {
-		err = sframe_read_fre(sec, fde, p, &cur);
-		if (unlikely(err))
-			return err;
-		if (unlikely(k && cur.start <= prev && !v1_mask))
-			return -SFRAME_E_FRE_ORDER;
-		prev = cur.start;
-		if (sframe_fre_applies(sec, fde, cur.start, off)) {
-			*fre = cur;
-			found = true;
-		} else if (!v1_mask) {
-			break;
-		}
-		p = cur.next;
+	switch (SFRAME_FUNC_FRE_TYPE(fde->info)) {
+	case SFRAME_FRE_TYPE_ADDR1:
+		return sframe_scan_fres(sec, fde, off, v1_mask, 1, fre);
+	case SFRAME_FRE_TYPE_ADDR2:
+		return sframe_scan_fres(sec, fde, off, v1_mask, 2, fre);
+	case SFRAME_FRE_TYPE_ADDR4:
+		return sframe_scan_fres(sec, fde, off, v1_mask, 4, fre);
+	default:
+		return -SFRAME_E_FRE_TYPE;
 	}
-	return found ? 0 : -SFRAME_E_NO_FRE;
 }
 EXPORT_SYMBOL_GPL(sframe_find_fre);
 
-/* Data words of an FRE, decoded signed and unsigned. */
+/*
+ * Data words of an FRE, decoded signed and unsigned.  No valid row has
+ * more than 6 words (FLEX: three control/offset pairs), so longer rows are
+ * rejected before anything is read.
+ */
+#define SFRAME_MAX_RULE_WORDS	6
+
 struct sframe_words {
 	unsigned int n;
-	s32 s[SFRAME_FRE_MAX_WORDS];
-	u32 u[SFRAME_FRE_MAX_WORDS];
+	s32 s[SFRAME_MAX_RULE_WORDS];
+	u32 u[SFRAME_MAX_RULE_WORDS];
 };
+
+/* Read @w->n words of @wsz bytes at @off (constant @wsz when inlined). */
+static __always_inline int sframe_words_at(const struct sframe_section *sec,
+					   u32 off, unsigned int wsz,
+					   struct sframe_words *w)
+{
+	unsigned int i;
+	u8 b[16];
+	int err;
+
+	if (unlikely(off > sec->fre_end || w->n * wsz > sec->fre_end - off))
+		return -SFRAME_E_FRE_BOUNDS;
+	for (i = 0; i < w->n; i++, off += wsz) {
+		err = sframe_access_copy(sec, off, b, wsz);
+		if (unlikely(err))
+			return err;
+		w->u[i] = sframe_get_uint(sec, b, wsz);
+		w->s[i] = sframe_get_sint(sec, b, wsz);
+	}
+	return 0;
+}
 
 static int sframe_read_words(const struct sframe_section *sec,
 			     const struct sframe_fde *fde,
@@ -549,27 +882,27 @@ static int sframe_read_words(const struct sframe_section *sec,
 			     struct sframe_words *w)
 {
 	unsigned int asz = 1U << SFRAME_FUNC_FRE_TYPE(fde->info);
-	unsigned int wsz = 1U << SFRAME_FRE_WORD_SIZE(fre->info);
-	u8 b[SFRAME_FRE_MAX_WORDS * 4];
-	unsigned int i;
-	int err;
+	u32 off;
 
 	w->n = SFRAME_FRE_WORD_COUNT(fre->info);
 	if (unlikely(SFRAME_FUNC_FRE_TYPE(fde->info) > SFRAME_FRE_TYPE_ADDR4))
 		return -SFRAME_E_FRE_TYPE;
-	if (unlikely(SFRAME_FRE_WORD_SIZE(fre->info) > SFRAME_FRE_WORD_4B))
-		return -SFRAME_E_WORD_SIZE;
-	if (unlikely(fre->off < sec->fre_base || fre->off > sec->fre_end - asz - 1))
+	if (unlikely(w->n > SFRAME_MAX_RULE_WORDS))
+		return -SFRAME_E_WORD_COUNT;
+	if (unlikely(fre->off < sec->fre_base ||
+		     fre->off > sec->fre_end - asz - 1))
 		return -SFRAME_E_FRE_BOUNDS;
-	err = sframe_read(sec, fre->off + asz + 1, w->n * wsz, sec->fre_end,
-			  b, SFRAME_E_FRE_BOUNDS);
-	if (unlikely(err))
-		return err;
-	for (i = 0; i < w->n; i++) {
-		w->u[i] = sframe_get_uint(sec, b + i * wsz, wsz);
-		w->s[i] = sframe_get_sint(sec, b + i * wsz, wsz);
+	off = fre->off + asz + 1;
+	switch (SFRAME_FRE_WORD_SIZE(fre->info)) {
+	case SFRAME_FRE_WORD_1B:
+		return sframe_words_at(sec, off, 1, w);
+	case SFRAME_FRE_WORD_2B:
+		return sframe_words_at(sec, off, 2, w);
+	case SFRAME_FRE_WORD_4B:
+		return sframe_words_at(sec, off, 4, w);
+	default:
+		return -SFRAME_E_WORD_SIZE;
 	}
-	return 0;
 }
 
 /* s390x stores CFA offsets as (offset - 160) / 8. */

@@ -90,9 +90,15 @@ enum sframe_error {
  * @sp_reg: DWARF number of the stack pointer for @abi
  * @fp_reg: DWARF number of the frame pointer for @abi
  * @ra_reg: DWARF number of the return-address register (0: none, AMD64)
+ * @order: optional lookup index: FDE indices sorted by start address
+ * @blocks: optional lookup index: per text block, sorted FDEs starting at
+ *          or before the block (see sframe_index_build())
+ * @idx_base: lookup index: address of block 0
+ * @idx_shift: lookup index: log2 of the block size
+ * @idx_nblocks: lookup index: number of blocks
  *
- * Filled by sframe_open(); read-only afterwards.  Nothing in it points to
- * memory the core owns.
+ * Filled by sframe_open() and sframe_index_build(); read-only afterwards.
+ * Nothing in it points to memory the core owns.
  */
 struct sframe_section {
 	const u8 *data;
@@ -114,6 +120,11 @@ struct sframe_section {
 	u8 sp_reg;
 	u8 fp_reg;
 	u8 ra_reg;
+	const u32 *order;
+	const u32 *blocks;
+	u64 idx_base;
+	u32 idx_shift;
+	u32 idx_nblocks;
 };
 
 /**
@@ -228,6 +239,10 @@ int sframe_open(struct sframe_section *sec, const void *data, u64 size,
 		u64 addr, unsigned int opts);
 int sframe_validate(const struct sframe_section *sec,
 		    sframe_report_fn report, void *arg);
+int sframe_index_size(const struct sframe_section *sec, unsigned int shift,
+		      u32 *nwords);
+int sframe_index_build(struct sframe_section *sec, unsigned int shift,
+		       u32 *mem, u32 nwords);
 int sframe_get_fde(const struct sframe_section *sec, u32 index,
 		   struct sframe_fde *fde);
 int sframe_find_fde(const struct sframe_section *sec, u64 pc,

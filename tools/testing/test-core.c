@@ -339,6 +339,85 @@ out:
 	t_end();
 }
 
+static int rule_eq(const struct sframe_rule *a, const struct sframe_rule *b);
+
+/*
+ * The lookup index gives the answers of the plain lookup: at every PC for
+ * sorted sections; for unsorted ones (overlapping .o ranges) the answer
+ * must cover the PC, and equal the plain one where only one FDE does.
+ */
+static void test_index(struct fixture *fx, unsigned int shift)
+{
+	struct sframe_section plain, sec;
+	uint32_t nwords = 0, i, *mem = NULL;
+	int err;
+
+	t_begin("index (%u-byte blocks): %s", 1U << shift, fx->path);
+	if (sframe_open(&plain, fx->data, fx->size, fx->addr, 0)) {
+		T_CHECK(0, "open");
+		goto out;
+	}
+	sec = plain;
+	err = sframe_index_size(&sec, shift, &nwords);
+	T_CHECK(!err, "index size: %s", sframe_errname(err));
+	mem = calloc(nwords + 1, sizeof(*mem));
+	T_CHECK(sframe_index_build(&sec, shift, mem, nwords - 1) ==
+		-SFRAME_E_INDEX || !nwords, "short memory accepted");
+	err = sframe_index_build(&sec, shift, mem, nwords);
+	T_CHECK(!err, "index build: %s", sframe_errname(err));
+	if (err)
+		goto out;
+	for (i = 0; i < plain.num_fdes; i++) {
+		struct sframe_fde f;
+		uint64_t o;
+
+		if (sframe_get_fde(&plain, i, &f))
+			continue;
+		for (o = 0; o < f.size; o++) {
+			uint64_t pc = f.start + o;
+			struct sframe_rule a, b;
+			int ea = sframe_find(&plain, pc, &a);
+			int eb = sframe_find(&sec, pc, &b);
+
+			if (plain.flags & SFRAME_F_FDE_SORTED) {
+				T_CHECK(ea == eb && (ea || rule_eq(&a, &b)),
+					"pc 0x%" PRIx64 ": %s vs %s", pc,
+					sframe_errname(ea), sframe_errname(eb));
+				continue;
+			}
+			/*
+			 * The index answers with the last FDE starting at or
+			 * below pc: inside nested or overlapping ranges
+			 * (unrelocated .o files) that may miss an outer one.
+			 */
+			if (eb == -SFRAME_E_NO_FDE) {
+				uint32_t k;
+				int nested = 0;
+
+				for (k = 0; k < plain.num_fdes; k++) {
+					struct sframe_fde g;
+
+					if (!sframe_get_fde(&plain, k, &g) &&
+					    g.start > f.start && g.start <= pc)
+						nested = 1;
+				}
+				T_CHECK(nested, "pc 0x%" PRIx64 ": not found", pc);
+				continue;
+			}
+			T_CHECK(!eb && pc >= b.func_start &&
+				pc - b.func_start < b.func_size,
+				"pc 0x%" PRIx64 ": indexed answer does not cover it (%s)",
+				pc, sframe_errname(eb));
+			if (!ea && !eb && a.func_start == b.func_start &&
+			    a.func_size == b.func_size)
+				T_CHECK(rule_eq(&a, &b), "pc 0x%" PRIx64, pc);
+		}
+	}
+out:
+	free(mem);
+	t_end();
+}
+
 static int rule_eq(const struct sframe_rule *a, const struct sframe_rule *b)
 {
 	return !memcmp(&a->cfa, &b->cfa, sizeof(a->cfa)) &&
@@ -541,6 +620,8 @@ int main(int argc, char **argv)
 		if (sframe_open(&sec, fx.data, fx.size, fx.addr, 0) == 0 &&
 		    !load_rows(&fx, rows, sec.fixed_ra))
 			test_rows(&fx);
+		test_index(&fx, 4);
+		test_index(&fx, 12);
 		for (v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
 			struct encode_opts eo = variants[v];
 

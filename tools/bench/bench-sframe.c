@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bench-sframe: PC-to-rule lookups per second, ours against libsframe 2.40
+ * (binutils-dev) on the same v1 section and the same PCs, in one run.
+ *
+ *   bench-sframe ELF [LOOKUPS]
+ *
+ * A benchmark, not a test: it prints numbers and the ratio.  It also counts
+ * heap allocations made during our lookups (malloc and friends are wrapped
+ * below) to show the core's lookup path allocates nothing.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sframe/sframe.h>
+#include "../elf.h"
+#include "libsframe-glue.h"
+
+/* Count every heap allocation of the process (glibc's real allocator). */
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t size);
+static unsigned long allocations;
+
+void *malloc(size_t size)
+{
+	allocations++;
+	return __libc_malloc(size);
+}
+
+void *calloc(size_t n, size_t size)
+{
+	allocations++;
+	return __libc_calloc(n, size);
+}
+
+void *realloc(void *p, size_t size)
+{
+	allocations++;
+	return __libc_realloc(p, size);
+}
+
+#define BENCH_SHIFT 8	/* 256-byte blocks, as ORC's lookup table */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint64_t rng = 88172645463325252ULL;
+
+static uint64_t next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+int main(int argc, char **argv)
+{
+	struct sframe_blob b = { 0 };
+	struct sframe_section sec;
+	unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 0) : 2000000, i;
+	unsigned long ours_ok = 0, theirs_ok = 0, agree = 0, before;
+	uint64_t *pcs, sum = 0;
+	struct sframe_fde *fdes;
+	uint32_t nf = 0, k;
+	const char *why;
+	double t0, t_ours, t_theirs, t_plain = 0;
+	struct sframe_section plain;
+	unsigned long plain_allocs = 0;
+	u32 nwords = 0, *index;
+	void *ls;
+	int rep;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: bench-sframe ELF [LOOKUPS]\n");
+		return 2;
+	}
+	if (sframe_read_file(argv[1], &b.file, &b.file_size) ||
+	    sframe_elf_find(&b, 0, &why) ||
+	    sframe_open(&sec, b.data, b.size, b.addr, 0)) {
+		fprintf(stderr, "bench-sframe: %s: no usable .sframe\n", argv[1]);
+		return 1;
+	}
+	if (sec.version != SFRAME_VERSION_1 || sframe_validate(&sec, NULL, NULL)) {
+		fprintf(stderr, "bench-sframe: %s: need a valid v1 section (libsframe 2.40 reads v1 only)\n",
+			argv[1]);
+		return 1;
+	}
+	ls = ls_open(b.data, sec.size);
+	if (!ls) {
+		fprintf(stderr, "bench-sframe: libsframe cannot decode %s\n", argv[1]);
+		return 1;
+	}
+
+	/* PCs spread uniformly over the functions (PLT masks left out). */
+	fdes = calloc(sec.num_fdes, sizeof(*fdes));
+	for (k = 0; k < sec.num_fdes; k++)
+		if (!sframe_get_fde(&sec, k, &fdes[nf]) && fdes[nf].size &&
+		    !sframe_fde_pcmask(&fdes[nf]))
+			nf++;
+	pcs = malloc(n * sizeof(*pcs));
+	for (i = 0; i < n; i++) {
+		const struct sframe_fde *f = &fdes[next_rand() % nf];
+
+		pcs[i] = f->start + next_rand() % f->size;
+	}
+
+	/* Same answers first (row start), so both do the same work. */
+	for (i = 0; i < n && i < 200000; i++) {
+		struct sframe_rule r;
+		struct ls_row row;
+		int a = sframe_find(&sec, pcs[i], &r);
+		int c = ls_find(ls, (int32_t)(pcs[i] - sec.addr), &row);
+
+		agree += (!a == !c) && (a || r.fre_start == row.fre_start);
+	}
+
+	/* Our lookups without, then with the optional block index. */
+	plain = sec;
+	for (rep = 0; rep < 2; rep++) {
+		before = allocations;
+		t0 = now();
+		for (i = 0; i < n; i++) {
+			struct sframe_rule r;
+
+			if (!sframe_find(&plain, pcs[i], &r))
+				sum += r.cfa.offset;
+		}
+		t_plain = now() - t0;
+		plain_allocs = allocations - before;
+	}
+	if (sframe_index_size(&sec, BENCH_SHIFT, &nwords) ||
+	    !(index = malloc(nwords * sizeof(*index))) ||
+	    sframe_index_build(&sec, BENCH_SHIFT, index, nwords)) {
+		fprintf(stderr, "bench-sframe: cannot build the lookup index\n");
+		return 1;
+	}
+
+	for (rep = 0; rep < 2; rep++) {	/* second round is measured */
+		before = allocations;
+		t0 = now();
+		for (i = 0; i < n; i++) {
+			struct sframe_rule r;
+
+			if (!sframe_find(&sec, pcs[i], &r)) {
+				ours_ok++;
+				sum += r.cfa.offset;
+			}
+		}
+		t_ours = now() - t0;
+		before = allocations - before;
+
+		t0 = now();
+		for (i = 0; i < n; i++)
+			theirs_ok += !ls_find_fre_only(ls, (int32_t)(pcs[i] - sec.addr));
+		t_theirs = now() - t0;
+	}
+
+	printf("section: %s: SFrame v%u, %u FDEs, %u FREs, %u bytes\n", argv[1],
+	       sec.version, sec.num_fdes, sec.num_fres, sec.size);
+	printf("lookups: %lu random PCs in %u functions; answers agree on %lu of %lu checked\n",
+	       n, nf, agree, n < 200000 ? n : 200000);
+	printf("sframe core, no index:      %10.0f lookups/s (%6.1f ns each)\n",
+	       n / t_plain, t_plain * 1e9 / n);
+	printf("sframe core, block index:   %10.0f lookups/s (%6.1f ns each), found %lu, index %u KiB (%u-byte blocks)\n",
+	       n / t_ours, t_ours * 1e9 / n, ours_ok / 2, nwords * 4 / 1024,
+	       1U << BENCH_SHIFT);
+	printf("libsframe 2.40 find_fre:    %10.0f lookups/s (%6.1f ns each), found %lu\n",
+	       n / t_theirs, t_theirs * 1e9 / n, theirs_ok / 2);
+	printf("ratio (libsframe time / ours): %.1fx with the index, %.1fx without (goal: 10x)\n",
+	       t_theirs / t_ours, t_theirs / t_plain);
+	printf("heap allocations during our %lu lookups: %lu with the index, %lu without (checksum %" PRIu64 ")\n",
+	       n, before, plain_allocs, sum);
+	free(index);
+	ls_close(ls);
+	free(pcs);
+	free(fdes);
+	free(b.file);
+	return 0;
+}

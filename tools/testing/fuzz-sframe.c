@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libFuzzer target: open + validate + lookups + dump of arbitrary bytes.
+ *
+ * The first 8 input bytes choose the section address and the open options;
+ * the rest is the section.  Every function of the core must return an error
+ * or an answer on any input: ASan/UBSan turn any out-of-bounds read,
+ * overflow or hang (libFuzzer's -timeout) into a finding.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sframe/sframe.h>
+#include "../dump.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static FILE *null;
+	struct sframe_section sec;
+	struct sframe_rule rule;
+	struct sframe_fde fde;
+	uint64_t addr = 0;
+	uint32_t i;
+
+	if (!null)
+		null = fopen("/dev/null", "w");
+	if (size >= 8) {
+		memcpy(&addr, data, 8);
+		data += 8;
+		size -= 8;
+	}
+	if (sframe_open(&sec, data, size, addr & ~1ULL, addr & 1))
+		return 0;
+	if (!sframe_validate(&sec, NULL, NULL))
+		sframe_dump(null, &sec, ".sframe");
+	for (i = 0; i < sec.num_fdes && i < 256; i++) {
+		if (sframe_get_fde(&sec, i, &fde))
+			continue;
+		sframe_find(&sec, fde.start, &rule);
+		sframe_find(&sec, fde.start + fde.size / 2, &rule);
+		sframe_find(&sec, fde.start + fde.size - 1, &rule);
+		sframe_dump_lookup(null, &sec, fde.start + 1);
+	}
+	sframe_find(&sec, addr, &rule);
+	return 0;
+}
