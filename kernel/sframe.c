@@ -533,7 +533,8 @@ static u64 sframe_index_blocks(u64 lo, u64 hi, unsigned int shift)
 /**
  * sframe_index_size() - memory needed by a lookup index
  * @sec: opened section
- * @shift: log2 of the text block size (e.g. 8 for 256-byte blocks, as ORC)
+ * @shift: log2 of the text block size, at most 32 (e.g. 8 for 256-byte
+ *         blocks, as ORC)
  * @nwords: result: number of u32 words sframe_index_build() needs
  *
  * Return: 0, or a negative SFRAME_E_* code.
@@ -544,7 +545,7 @@ int sframe_index_size(const struct sframe_section *sec, unsigned int shift,
 	u64 lo, hi, n;
 	int err;
 
-	if (shift > 63)
+	if (shift > 32)
 		return -SFRAME_E_INVAL;
 	err = sframe_text_range(sec, &lo, &hi);
 	if (err)
@@ -674,6 +675,10 @@ int sframe_index_build(struct sframe_section *sec, unsigned int shift,
 	}
 	for (b = 0; b <= nblocks; b++) {
 		u64 bstart = lo + ((u64)b << shift);
+
+		/* The end of the last block may wrap past the address space. */
+		if (bstart < lo)
+			bstart = ~0ULL;
 
 		while (c < n) {
 			err = sframe_fde_start(sec, sframe_pos(&tmp, c), &start);
