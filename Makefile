@@ -71,7 +71,7 @@ deps-host:
 	@scripts/deps-host.sh
 
 check-host: deps-host
-	@$(MAKE) --no-print-directory $(HOST_TESTS)
+	@$(MAKE) --no-print-directory -s $(HOST_TESTS)
 	@mkdir -p $(RESULTS)
 	@tools/testing/run-host-tests.sh | tee $(RESULTS)/host.txt
 	@scripts/summary.sh $(RESULTS)/host.txt
@@ -89,6 +89,10 @@ $(HOST)/bench-sframe: tools/bench/bench-sframe.c $(HOST)/libsframe-glue.o $(TOOL
 
 bench-host: deps-host $(HOST)/bench-sframe
 	@tools/bench/run-bench.sh $(HOST)/bench-sframe
+
+# Everything: host tests, both test kernels, lint, KUnit and boot tests.
+check:
+	@scripts/check.sh
 
 clean:
 	rm -rf $(HOST) tools/sframe-dump

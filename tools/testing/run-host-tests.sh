@@ -120,4 +120,5 @@ check "sframe-dump --lookup finds main's row" \
 	bash -c "$DUMP --lookup 0x10d3 $FX/x86_64/nofp/prog | grep -q 'CFA = sp+16; RA = \*(CFA-8)'"
 check "sframe-dump --lookup reports a PC without FDE" \
 	bash -c "! $DUMP --lookup 0x10 $FX/x86_64/nofp/prog | grep -q SFRAME_E_NO_FDE || true; $DUMP --lookup 0x10 $FX/x86_64/nofp/prog | grep -q SFRAME_E_NO_FDE"
+check "kunit/sframe_fixtures.h is up to date with the fixtures" scripts/gen-kunit-fixtures.py --check
 exit 0

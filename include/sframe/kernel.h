@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * SFrame sections of the running kernel: vmlinux's own .sframe and those
+ * of loaded modules, found by text address.  Lookups take no locks and may
+ * run in any context, NMI included.
+ */
+#ifndef _SFRAME_KERNEL_H
+#define _SFRAME_KERNEL_H
+
+#include <linux/types.h>
+#include <linux/sframe_unwind.h>
+#include <sframe/sframe.h>
+
+/* log2 of the text block size of the lookup indexes (ORC uses 256 B). */
+#define SFRAME_KERNEL_INDEX_SHIFT	8
+
+const struct sframe_section *sframe_vmlinux_section(void);
+const struct sframe_section *sframe_module_section(struct module *mod);
+int sframe_kernel_find(unsigned long pc, struct sframe_rule *rule);
+int sframe_table_init(struct sframe_section *sec, u32 **index,
+		      const void *data, size_t size, unsigned long addr,
+		      bool module);
+
+#endif /* _SFRAME_KERNEL_H */

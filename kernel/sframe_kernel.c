@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * SFrame sections of the running kernel.
+ *
+ * vmlinux's .sframe (bracketed by __start_sframe/__stop_sframe in the
+ * linker script) is opened, validated and indexed at early_initcall time.
+ * Module sections are registered by the module loader after relocation
+ * (sframe_module_init()) and removed when the module is freed.  Readers
+ * walk an RCU list and never sleep or take locks, so unwinders may call
+ * sframe_kernel_find() from any context.
+ */
+#define pr_fmt(fmt) "sframe: " fmt
+
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+#include <asm/sections.h>
+#include <sframe/kernel.h>
+
+extern const u8 __start_sframe[], __stop_sframe[];
+
+static struct sframe_section sframe_vmlinux;
+static bool sframe_vmlinux_ready __ro_after_init;
+
+struct sframe_module_table {
+	struct list_head list;
+	struct module *mod;
+	struct sframe_section sec;
+	u32 *index;
+};
+
+static LIST_HEAD(sframe_modules);
+static DEFINE_MUTEX(sframe_modules_lock);
+
+/**
+ * sframe_table_init() - open, validate and index a section of the kernel
+ * @sec: section descriptor to fill
+ * @index: result: lookup index memory (kvfree() it), or NULL
+ * @data: first byte of the section
+ * @size: upper bound of its size (the SFrame header gives the real one)
+ * @addr: its run-time address
+ * @module: the section comes from a module: binutils 2.40 (SFrame v1)
+ *          leaves PC-relative start addresses there after relocation
+ *          although the header does not say so
+ *
+ * Return: 0, or a negative SFRAME_E_* code (or -SFRAME_E_INDEX when the
+ * index cannot be allocated: the section is then usable unindexed).
+ */
+int sframe_table_init(struct sframe_section *sec, u32 **index,
+		      const void *data, size_t size, unsigned long addr,
+		      bool module)
+{
+	u32 nwords;
+	int err;
+
+	*index = NULL;
+	err = sframe_open(sec, data, size, addr, 0);
+	if (!err && module && sec->version == SFRAME_VERSION_1)
+		err = sframe_open(sec, data, size, addr, SFRAME_OPEN_PCREL);
+	if (err)
+		return err;
+	err = sframe_validate(sec, NULL, NULL);
+	if (err)
+		return err;
+	err = sframe_index_size(sec, SFRAME_KERNEL_INDEX_SHIFT, &nwords);
+	if (err)
+		return err;
+	*index = kvmalloc_array(nwords, sizeof(u32), GFP_KERNEL);
+	if (!*index)
+		return -SFRAME_E_INDEX;
+	err = sframe_index_build(sec, SFRAME_KERNEL_INDEX_SHIFT, *index, nwords);
+	if (err) {
+		kvfree(*index);
+		*index = NULL;
+	}
+	return err;
+}
+EXPORT_SYMBOL_GPL(sframe_table_init);
+
+static int __init sframe_vmlinux_init(void)
+{
+	size_t size = __stop_sframe - __start_sframe;
+	ktime_t t0 = ktime_get();
+	u32 *index;
+	int err;
+
+	err = sframe_table_init(&sframe_vmlinux, &index, __start_sframe, size,
+				(unsigned long)__start_sframe, false);
+	if (err) {
+		pr_err("vmlinux .sframe rejected: %s (%s)\n",
+		       sframe_errname(err), sframe_strerror(err));
+		return 0;
+	}
+	sframe_vmlinux_ready = true;
+	pr_info("vmlinux: SFrame v%u, %u FDEs, %u FREs, %u bytes: valid (checked and indexed in %lld us)\n",
+		sframe_vmlinux.version, sframe_vmlinux.num_fdes,
+		sframe_vmlinux.num_fres, sframe_vmlinux.size,
+		ktime_us_delta(ktime_get(), t0));
+	return 0;
+}
+early_initcall(sframe_vmlinux_init);
+
+/**
+ * sframe_vmlinux_section() - vmlinux's SFrame section
+ *
+ * Return: the opened, validated and indexed section, or NULL if vmlinux
+ * has none or it was rejected.
+ */
+const struct sframe_section *sframe_vmlinux_section(void)
+{
+	return sframe_vmlinux_ready ? &sframe_vmlinux : NULL;
+}
+EXPORT_SYMBOL_GPL(sframe_vmlinux_section);
+
+/**
+ * sframe_module_section() - a loaded module's SFrame section
+ * @mod: the module
+ *
+ * Call under rcu_read_lock() or while holding a reference to @mod.
+ *
+ * Return: the registered section, or NULL.
+ */
+const struct sframe_section *sframe_module_section(struct module *mod)
+{
+	struct sframe_module_table *t;
+
+	list_for_each_entry_rcu(t, &sframe_modules, list)
+		if (t->mod == mod)
+			return &t->sec;
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(sframe_module_section);
+
+/**
+ * sframe_kernel_find() - the SFrame rule for a kernel or module address
+ * @pc: text address
+ * @rule: result
+ *
+ * Lock-free: safe in any context, NMI included.
+ *
+ * Return: 0, or a negative SFRAME_E_* code (-SFRAME_E_NO_FDE when no
+ * registered section covers @pc).
+ */
+int sframe_kernel_find(unsigned long pc, struct sframe_rule *rule)
+{
+	struct sframe_module_table *t;
+	int err = -SFRAME_E_NO_FDE;
+
+	if (sframe_vmlinux_ready &&
+	    (__is_kernel_text(pc) || is_kernel_inittext(pc)))
+		return sframe_find(&sframe_vmlinux, pc, rule);
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(t, &sframe_modules, list) {
+		if (within_module(pc, t->mod)) {
+			err = sframe_find(&t->sec, pc, rule);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return err;
+}
+EXPORT_SYMBOL_GPL(sframe_kernel_find);
+
+/**
+ * sframe_module_init() - register a module's .sframe (module loader hook)
+ * @mod: the module, relocated but not yet running
+ * @hdr: its ELF header
+ * @sechdrs: its section headers (sh_addr: address in module memory)
+ * @secstrings: section names
+ *
+ * A module without .sframe, or with one that fails validation, is simply
+ * not registered: its frames are then unknown to the unwinder.
+ */
+void sframe_module_init(struct module *mod, const Elf_Ehdr *hdr,
+			const Elf_Shdr *sechdrs, const char *secstrings)
+{
+	struct sframe_module_table *t;
+	const Elf_Shdr *s;
+	int err;
+
+	for (s = sechdrs; s < sechdrs + hdr->e_shnum; s++)
+		if ((s->sh_flags & SHF_ALLOC) &&
+		    !strcmp(secstrings + s->sh_name, ".sframe"))
+			break;
+	if (s == sechdrs + hdr->e_shnum)
+		return;
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return;
+	t->mod = mod;
+	err = sframe_table_init(&t->sec, &t->index, (void *)s->sh_addr,
+				s->sh_size, s->sh_addr, true);
+	if (err && err != -SFRAME_E_INDEX) {
+		pr_warn("%s: .sframe rejected: %s (%s)\n", mod->name,
+			sframe_errname(err), sframe_strerror(err));
+		kfree(t);
+		return;
+	}
+	mutex_lock(&sframe_modules_lock);
+	list_add_rcu(&t->list, &sframe_modules);
+	mutex_unlock(&sframe_modules_lock);
+	pr_debug("%s: SFrame v%u, %u FDEs registered\n", mod->name,
+		 t->sec.version, t->sec.num_fdes);
+}
+
+/**
+ * sframe_module_free() - drop a module's .sframe (module loader hook)
+ * @mod: the module being freed
+ */
+void sframe_module_free(struct module *mod)
+{
+	struct sframe_module_table *t, *found = NULL;
+
+	mutex_lock(&sframe_modules_lock);
+	list_for_each_entry(t, &sframe_modules, list) {
+		if (t->mod == mod) {
+			list_del_rcu(&t->list);
+			found = t;
+			break;
+		}
+	}
+	mutex_unlock(&sframe_modules_lock);
+	if (!found)
+		return;
+	synchronize_rcu();
+	kvfree(found->index);
+	kfree(found);
+}

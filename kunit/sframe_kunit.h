@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Types of the fixture tables generated into sframe_fixtures.h and a
+ * helper shared by the KUnit suites.
+ */
+#ifndef _SFRAME_KUNIT_H
+#define _SFRAME_KUNIT_H
+
+#include <linux/types.h>
+#include <sframe/sframe.h>
+
+struct sframe_kunit_loc {
+	u8 kind;		/* enum sframe_loc_kind */
+	u8 deref;
+	u16 reg;
+	s32 offset;
+};
+
+#define SFRAME_KUNIT_MANGLED	0x1	/* row's RA is signed */
+#define SFRAME_KUNIT_PADDING	0x2	/* row has RA padding */
+
+/* Expected rule of one row, from an independent reference. */
+struct sframe_kunit_row {
+	u32 fde;		/* index of the FDE it belongs to */
+	u32 start;		/* start offset (PCMASK: within the block) */
+	u8 outermost;
+	u8 flags;		/* SFRAME_KUNIT_* */
+	struct sframe_kunit_loc cfa, ra, fp;
+};
+
+struct sframe_kunit_fde {
+	u64 pc;
+	u32 size;
+	u32 nrows;
+	u8 pc_type;
+	u8 rep;
+	u8 signal;
+};
+
+struct sframe_kunit_fixture {
+	const char *name;
+	const u8 *data;
+	size_t size;
+	u64 addr;		/* address the section was linked at */
+	const struct sframe_kunit_fde *fdes;
+	u32 nfdes;
+	const struct sframe_kunit_row *rows;
+	u32 nrows;
+};
+
+#endif /* _SFRAME_KUNIT_H */

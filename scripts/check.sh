@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make check: every test of the project, in order, continuing past
+# failures, then one "N passed, N failed" line over all result files:
+#   host tests, kernel builds (x86_64, arm64), lint, KUnit and QEMU boot
+#   tests on both arches.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+R=build/results
+mkdir -p "$R" build/logs
+rm -f "$R"/*.txt
+start=$(date +%s)
+
+stage() {
+	local name=$1; shift
+	local t0=$(date +%s)
+	echo "[check] $name ..."
+	if "$@"; then
+		echo "[check] $name: done in $(( $(date +%s) - t0 )) s"
+	else
+		echo "[check] $name: FAILED after $(( $(date +%s) - t0 )) s"
+		echo "FAIL: stage $name" >> "$R/stages.txt"
+		return 1
+	fi
+	echo "PASS: stage $name" >> "$R/stages.txt"
+}
+
+stage check-host make --no-print-directory -s check-host >/dev/null 2>build/logs/check-host.err
+grep -E '^(FAIL)' "$R/host.txt" 2>/dev/null | head -20
+stage kernel-deps scripts/deps.sh
+stage kernel-prepare scripts/prepare-kernel.sh
+for arch in x86_64 arm64; do
+	stage "kernel-$arch" scripts/build-kernel.sh $arch
+done
+stage lint scripts/lint.sh
+for arch in x86_64 arm64; do
+	stage "kunit-$arch" scripts/kunit.sh $arch
+	stage "qemu-test-$arch" scripts/qemu-test.sh $arch
+done
+echo "[check] all stages done in $(( $(date +%s) - start )) s"
+scripts/summary.sh "$R"/*.txt
