@@ -2,7 +2,8 @@
 /*
  * libFuzzer target: open + validate + lookups + dump of arbitrary bytes.
  *
- * The first 8 input bytes choose the section address and the open options;
+ * The first 8 input bytes choose the section address, the open options and
+ * the block size of a lookup index that is built and used too;
  * the rest is the section.  Every function of the core must return an error
  * or an answer on any input: ASan/UBSan turn any out-of-bounds read,
  * overflow or hang (libFuzzer's -timeout) into a finding.
@@ -44,5 +45,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sframe_dump_lookup(null, &sec, fde.start + 1);
 	}
 	sframe_find(&sec, addr, &rule);
+
+	/* The same lookups through a lookup index, when it fits. */
+	{
+		static uint32_t mem[1 << 16];
+		uint32_t nwords;
+
+		if (!sframe_index_size(&sec, 4 + (addr >> 60), &nwords) &&
+		    nwords <= sizeof(mem) / sizeof(mem[0]) &&
+		    !sframe_index_build(&sec, 4 + (addr >> 60), mem, nwords)) {
+			for (i = 0; i < sec.num_fdes && i < 256; i++) {
+				if (sframe_get_fde(&sec, i, &fde))
+					continue;
+				sframe_find(&sec, fde.start, &rule);
+				sframe_find(&sec, fde.start + fde.size - 1, &rule);
+			}
+			sframe_find(&sec, addr, &rule);
+		}
+	}
 	return 0;
 }
