@@ -84,7 +84,7 @@ $(HOST)/fuzz-sframe: tools/testing/fuzz-sframe.c $(TOOL_SRCS) $(CORE) $(TOOL_HDR
 fuzz: deps-host $(HOST)/fuzz-sframe
 	@tools/testing/run-fuzz.sh $(HOST)/fuzz-sframe $(FUZZ_SECONDS)
 
-$(HOST)/bench-sframe: tools/bench/bench-sframe.c $(HOST)/libsframe-glue.o $(TOOL_SRCS) $(CORE) $(CORE_HDRS)
+$(HOST)/bench-sframe: tools/bench/bench-sframe.c tools/bench/libc-alloc.h $(HOST)/libsframe-glue.o $(TOOL_SRCS) $(CORE) $(CORE_HDRS)
 	$(CC) -O2 -g -std=gnu11 $(CWARN) -Iinclude -o $@ $< $(HOST)/libsframe-glue.o $(TOOL_SRCS) $(CORE)
 
 bench-host: deps-host $(HOST)/bench-sframe

@@ -162,6 +162,7 @@ static struct kunit_suite sframe_core_suite = {
 	.name = "sframe_core",
 	.test_cases = sframe_core_cases,
 };
+
 kunit_test_suite(sframe_core_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the SFrame core on fixture sections");

@@ -21,13 +21,15 @@ static noinline int sframe_mod_leaf(int x)
 	return x * 3 + 1;
 }
 
+/* A frame with a local array, so the function has a real stack frame. */
 static noinline int sframe_mod_middle(int x)
 {
-	volatile int buf[16];
+	int buf[16];
 	int i;
 
 	for (i = 0; i < 16; i++)
 		buf[i] = sframe_mod_leaf(x + i);
+	barrier_data(buf);
 	return buf[3] + buf[15];
 }
 
@@ -121,6 +123,7 @@ static struct kunit_suite sframe_module_suite = {
 	.name = "sframe_module",
 	.test_cases = sframe_module_cases,
 };
+
 kunit_test_suite(sframe_module_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the SFrame core on a module's .sframe");

@@ -158,6 +158,7 @@ static struct kunit_suite sframe_vmlinux_suite = {
 	.name = "sframe_vmlinux",
 	.test_cases = sframe_vmlinux_cases,
 };
+
 kunit_test_suite(sframe_vmlinux_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the SFrame core on vmlinux's .sframe");

@@ -93,26 +93,45 @@ static int reloc_kind(unsigned int machine, uint64_t type, int *pcrel)
 	switch (machine) {
 	case EM_X86_64:
 		switch (type) {
-		case 1: return 8;			/* R_X86_64_64 */
-		case 2: *pcrel = 1; return 4;		/* R_X86_64_PC32 */
-		case 10: case 11: return 4;		/* R_X86_64_32(S) */
-		case 24: *pcrel = 1; return 8;		/* R_X86_64_PC64 */
+		case 1:				/* R_X86_64_64 */
+			return 8;
+		case 2:				/* R_X86_64_PC32 */
+			*pcrel = 1;
+			return 4;
+		case 10:
+		case 11:				/* R_X86_64_32(S) */
+			return 4;
+		case 24:				/* R_X86_64_PC64 */
+			*pcrel = 1;
+			return 8;
 		}
 		break;
 	case EM_AARCH64:
 		switch (type) {
-		case 257: return 8;			/* R_AARCH64_ABS64 */
-		case 258: return 4;			/* R_AARCH64_ABS32 */
-		case 260: *pcrel = 1; return 8;		/* R_AARCH64_PREL64 */
-		case 261: *pcrel = 1; return 4;		/* R_AARCH64_PREL32 */
+		case 257:				/* R_AARCH64_ABS64 */
+			return 8;
+		case 258:				/* R_AARCH64_ABS32 */
+			return 4;
+		case 260:				/* R_AARCH64_PREL64 */
+			*pcrel = 1;
+			return 8;
+		case 261:				/* R_AARCH64_PREL32 */
+			*pcrel = 1;
+			return 4;
 		}
 		break;
 	case EM_S390:
 		switch (type) {
-		case 4: return 4;			/* R_390_32 */
-		case 5: *pcrel = 1; return 4;		/* R_390_PC32 */
-		case 22: return 8;			/* R_390_64 */
-		case 23: *pcrel = 1; return 8;		/* R_390_PC64 */
+		case 4:				/* R_390_32 */
+			return 4;
+		case 5:				/* R_390_PC32 */
+			*pcrel = 1;
+			return 4;
+		case 22:				/* R_390_64 */
+			return 8;
+		case 23:				/* R_390_PC64 */
+			*pcrel = 1;
+			return 8;
 		}
 		break;
 	}

@@ -31,14 +31,13 @@ static const char *prog = "sframe-dump";
 
 static void usage(FILE *f)
 {
+	fprintf(f, "Usage: %s [--raw --addr ADDR] [--lookup PC]... [--validate] FILE...\n", prog);
 	fprintf(f,
-		"usage: %s [--raw --addr ADDR] [--lookup PC]... [--validate] FILE...\n"
 		"  FILE           ELF file (section .sframe or PT_GNU_SFRAME)\n"
 		"  --raw          FILE holds the raw section bytes\n"
 		"  --addr ADDR    run-time address of the raw section's first byte\n"
 		"  --lookup PC    print the FDE, FRE and rule chosen for PC\n"
-		"  --validate     check the whole section; exit 1 on any problem\n",
-		prog);
+		"  --validate     check the whole section; exit 1 on any problem\n");
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -151,6 +150,14 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
+		if (a[0] != '-' || !a[1]) {
+			nfiles++;
+			continue;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		}
 		if (!strcmp(a, "--raw")) {
 			o.raw = 1;
 		} else if (!strcmp(a, "--validate")) {
@@ -166,22 +173,17 @@ int main(int argc, char **argv)
 			if (a[2] == 'a') {
 				o.addr = v;
 				o.have_addr = 1;
-			} else if (o.nlookups < MAX_LOOKUPS) {
-				o.lookups[o.nlookups++] = v;
-			} else {
+			} else if (o.nlookups >= MAX_LOOKUPS) {
 				fprintf(stderr, "%s: at most %d --lookup\n", prog,
 					MAX_LOOKUPS);
 				return 1;
 			}
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (a[0] == '-' && a[1]) {
+			if (a[2] == 'l')
+				o.lookups[o.nlookups++] = v;
+		} else {
 			fprintf(stderr, "%s: unknown option %s\n", prog, a);
 			usage(stderr);
 			return 1;
-		} else {
-			nfiles++;
 		}
 	}
 	if (!nfiles || (o.have_addr && !o.raw)) {

@@ -17,10 +17,6 @@
 
 #include "sframe.h"
 
-#ifndef __always_inline
-#define __always_inline inline __attribute__((__always_inline__))
-#endif
-
 #ifdef SFRAME_ACCESS_HEADER
 #include SFRAME_ACCESS_HEADER
 #else

@@ -63,8 +63,8 @@ enum sframe_error {
 };
 
 /* sframe_open() options. */
-#define SFRAME_OPEN_PCREL	0x1	/* starts are PC-relative whatever the
-					 * flags say (relocated v1 in modules) */
+/* Starts are PC-relative whatever the flags say (relocated v1 in modules). */
+#define SFRAME_OPEN_PCREL	0x1
 
 /* Largest register number a rule may name (DWARF numbering). */
 #define SFRAME_MAX_REGNUM	127

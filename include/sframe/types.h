@@ -28,6 +28,9 @@ typedef int64_t s64;
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #endif
+#ifndef __always_inline
+#define __always_inline	inline __attribute__((__always_inline__))
+#endif
 #endif
 
 #endif /* _SFRAME_TYPES_H */

@@ -18,11 +18,9 @@
 #include <sframe/sframe.h>
 #include "../elf.h"
 #include "libsframe-glue.h"
+#include "libc-alloc.h"
 
 /* Count every heap allocation of the process (glibc's real allocator). */
-extern void *__libc_malloc(size_t size);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t size);
 static unsigned long allocations;
 
 void *malloc(size_t size)
@@ -91,8 +89,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (sec.version != SFRAME_VERSION_1 || sframe_validate(&sec, NULL, NULL)) {
-		fprintf(stderr, "bench-sframe: %s: need a valid v1 section (libsframe 2.40 reads v1 only)\n",
+		fprintf(stderr, "bench-sframe: %s: need a valid v1 section\n",
 			argv[1]);
+		fprintf(stderr, "(libsframe 2.40, the reference, reads v1 only)\n");
 		return 1;
 	}
 	ls = ls_open(b.data, sec.size);
@@ -138,9 +137,10 @@ int main(int argc, char **argv)
 		t_plain = now() - t0;
 		plain_allocs = allocations - before;
 	}
-	if (sframe_index_size(&sec, BENCH_SHIFT, &nwords) ||
-	    !(index = malloc(nwords * sizeof(*index))) ||
-	    sframe_index_build(&sec, BENCH_SHIFT, index, nwords)) {
+	index = NULL;
+	if (!sframe_index_size(&sec, BENCH_SHIFT, &nwords))
+		index = malloc(nwords * sizeof(*index));
+	if (!index || sframe_index_build(&sec, BENCH_SHIFT, index, nwords)) {
 		fprintf(stderr, "bench-sframe: cannot build the lookup index\n");
 		return 1;
 	}
@@ -167,19 +167,22 @@ int main(int argc, char **argv)
 
 	printf("section: %s: SFrame v%u, %u FDEs, %u FREs, %u bytes\n", argv[1],
 	       sec.version, sec.num_fdes, sec.num_fres, sec.size);
-	printf("lookups: %lu random PCs in %u functions; answers agree on %lu of %lu checked\n",
-	       n, nf, agree, n < 200000 ? n : 200000);
+	printf("lookups: %lu random PCs in %u functions; ", n, nf);
+	printf("answers agree on %lu of %lu checked\n", agree,
+	       n < 200000 ? n : 200000);
 	printf("sframe core, no index:      %10.0f lookups/s (%6.1f ns each)\n",
 	       n / t_plain, t_plain * 1e9 / n);
-	printf("sframe core, block index:   %10.0f lookups/s (%6.1f ns each), found %lu, index %u KiB (%u-byte blocks)\n",
-	       n / t_ours, t_ours * 1e9 / n, ours_ok / 2, nwords * 4 / 1024,
+	printf("sframe core, block index:   %10.0f lookups/s (%6.1f ns each), found %lu, ",
+	       n / t_ours, t_ours * 1e9 / n, ours_ok / 2);
+	printf("index %u KiB (%u-byte blocks)\n", nwords * 4 / 1024,
 	       1U << BENCH_SHIFT);
 	printf("libsframe 2.40 find_fre:    %10.0f lookups/s (%6.1f ns each), found %lu\n",
 	       n / t_theirs, t_theirs * 1e9 / n, theirs_ok / 2);
 	printf("ratio (libsframe time / ours): %.1fx with the index, %.1fx without (goal: 10x)\n",
 	       t_theirs / t_ours, t_theirs / t_plain);
-	printf("heap allocations during our %lu lookups: %lu with the index, %lu without (checksum %" PRIu64 ")\n",
-	       n, before, plain_allocs, sum);
+	printf("heap allocations during our %lu lookups: %lu with the index, %lu without",
+	       n, before, plain_allocs);
+	printf(" (checksum %" PRIu64 ")\n", sum);
 	free(index);
 	ls_close(ls);
 	free(pcs);

@@ -111,7 +111,9 @@ int sframe_encode(const struct sframe_section *sec,
 		      SFRAME_ABI_AARCH64_ENDIAN_BIG :
 		      SFRAME_ABI_AARCH64_ENDIAN_LITTLE;
 	}
-	fdes.be = fres.be = all.be = be;
+	fdes.be = be;
+	fres.be = be;
+	all.be = be;
 	out->kept = calloc(n + 1, sizeof(*out->kept));
 	for (i = 0; i < n; i++)
 		order[i] = i;

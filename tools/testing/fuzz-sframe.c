@@ -14,7 +14,7 @@
 #include <sframe/sframe.h>
 #include "../dump.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint32_t nwords;
 
 		if (!sframe_index_size(&sec, 4 + (addr >> 60), &nwords) &&
-		    nwords <= sizeof(mem) / sizeof(mem[0]) &&
+		    nwords <= ARRAY_SIZE(mem) &&
 		    !sframe_index_build(&sec, 4 + (addr >> 60), mem, nwords)) {
 			for (i = 0; i < sec.num_fdes && i < 256; i++) {
 				if (sframe_get_fde(&sec, i, &fde))

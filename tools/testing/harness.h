@@ -9,6 +9,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 static int t_pass, t_fail, t_case_failed;
 static char t_case[256];
 

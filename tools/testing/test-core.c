@@ -57,6 +57,7 @@ struct fixture {
 static int parse_loc(const char *s, struct exp_loc *l, int fixed_ra, int is_ra,
 		     int flex)
 {
+	char *end;
 	int reg;
 	long off;
 
@@ -89,7 +90,8 @@ static int parse_loc(const char *s, struct exp_loc *l, int fixed_ra, int is_ra,
 		*l = LOC(SFRAME_LOC_REG, 0, reg, 0);
 		return 0;
 	}
-	if (sscanf(s, "%ld", &off) == 1) {
+	off = strtol(s, &end, 10);
+	if (*s && !*end) {
 		/* DEFAULT rows: a stack slot; RA 0 is padding. */
 		if (is_ra && off == 0 && !flex) {
 			l->padding = 1;
@@ -103,6 +105,9 @@ static int parse_loc(const char *s, struct exp_loc *l, int fixed_ra, int is_ra,
 	return -1;
 }
 
+#define FDE_LINE "FDE %*u pc=0x%" SCNx64 " size=%u nfres=%u fre_type=%u " \
+		 "pc_type=%u fde_type=%u pauth_key=%u signal=%u rep=%u"
+
 static char *field(char *line, const char *key)
 {
 	char *p = strstr(line, key);
@@ -112,7 +117,7 @@ static char *field(char *line, const char *key)
 	if (!p)
 		return NULL;
 	p += strlen(key);
-	n = strcspn(p, " \n");
+	n = strcspn(p, " \t\r\n");
 	if (n >= sizeof(buf))
 		n = sizeof(buf) - 1;
 	memcpy(buf, p, n);
@@ -137,11 +142,11 @@ static int load_rows(struct fixture *fx, const char *rows_path, int fixed_ra)
 			}
 			cur = &fx->fdes[fx->nfdes++];
 			memset(cur, 0, sizeof(*cur));
-			sscanf(line,
-			       "FDE %*u pc=0x%" SCNx64 " size=%u nfres=%u fre_type=%u pc_type=%u fde_type=%u pauth_key=%u signal=%u rep=%u",
-			       &cur->pc, &cur->size, &cur->nfres, &cur->fre_type,
-			       &cur->pc_type, &cur->fde_type, &cur->key,
-			       &cur->signal, &cur->rep);
+			if (sscanf(line, FDE_LINE, &cur->pc, &cur->size,
+				   &cur->nfres, &cur->fre_type, &cur->pc_type,
+				   &cur->fde_type, &cur->key, &cur->signal,
+				   &cur->rep) != 9)
+				goto bad;
 			cur->fres = calloc(cur->nfres + 1, sizeof(*cur->fres));
 			nfre = 0;
 		} else if (!strncmp(line, "  FRE ", 6) && cur && nfre < cur->nfres) {
@@ -149,7 +154,7 @@ static int load_rows(struct fixture *fx, const char *rows_path, int fixed_ra)
 			char *v;
 			int flex = cur->fde_type == 1;
 
-			sscanf(field(line, "start="), "0x%x", &e->start);
+			e->start = strtoul(field(line, "start="), NULL, 16);
 			e->outermost = atoi(field(line, "ra_undef="));
 			e->mangled = atoi(field(line, "mangled="));
 			v = field(line, "base=");
@@ -622,7 +627,7 @@ int main(int argc, char **argv)
 			test_rows(&fx);
 		test_index(&fx, 4);
 		test_index(&fx, 12);
-		for (v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
+		for (v = 0; v < ARRAY_SIZE(variants); v++) {
 			struct encode_opts eo = variants[v];
 
 			if (eo.swap && sec.abi != SFRAME_ABI_AARCH64_ENDIAN_LITTLE &&
