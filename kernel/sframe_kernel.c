@@ -168,6 +168,31 @@ int sframe_kernel_find(unsigned long pc, struct sframe_rule *rule)
 }
 EXPORT_SYMBOL_GPL(sframe_kernel_find);
 
+/*
+ * Every function a module's FDEs describe must lie in the module.  GNU ld
+ * 2.40 `ld -r` merges the .sframe of several objects but leaves
+ * .rela.sframe at pre-merge offsets, so in a multi-object module some
+ * start fields are never relocated (and FRE bytes get patched instead):
+ * such a table must not be trusted.
+ */
+static int sframe_module_check_starts(struct module *mod,
+				      const struct sframe_section *sec)
+{
+	struct sframe_fde fde;
+	u32 i;
+	int err;
+
+	for (i = 0; i < sec->num_fdes; i++) {
+		err = sframe_get_fde(sec, i, &fde);
+		if (err)
+			return err;
+		if (!within_module(fde.start, mod) ||
+		    (fde.size && !within_module(fde.start + fde.size - 1, mod)))
+			return -SFRAME_E_FUNC_RANGE;
+	}
+	return 0;
+}
+
 /**
  * sframe_module_init() - register a module's .sframe (module loader hook)
  * @mod: the module, relocated but not yet running
@@ -198,9 +223,12 @@ void sframe_module_init(struct module *mod, const Elf_Ehdr *hdr,
 	t->mod = mod;
 	err = sframe_table_init(&t->sec, &t->index, (void *)s->sh_addr,
 				s->sh_size, s->sh_addr, true);
+	if (!err || err == -SFRAME_E_INDEX)
+		err = sframe_module_check_starts(mod, &t->sec);
 	if (err && err != -SFRAME_E_INDEX) {
 		pr_warn("%s: .sframe rejected: %s (%s)\n", mod->name,
 			sframe_errname(err), sframe_strerror(err));
+		kvfree(t->index);
 		kfree(t);
 		return;
 	}

@@ -6,6 +6,8 @@
 #ifndef _SFRAME_KUNIT_H
 #define _SFRAME_KUNIT_H
 
+#include <linux/kallsyms.h>
+#include <linux/kernel.h>
 #include <linux/types.h>
 #include <sframe/sframe.h>
 
@@ -47,5 +49,43 @@ struct sframe_kunit_fixture {
 	const struct sframe_kunit_row *rows;
 	u32 nrows;
 };
+
+/**
+ * sframe_kunit_symbol() - the symbol containing an address
+ * @addr: kernel or module address
+ * @start: result: the symbol's address
+ * @size: result: its size, as kallsyms computes it (up to the next symbol)
+ *
+ * Through sprint_symbol(), which modules can use ("name+0xoff/0xsize").
+ *
+ * Return: true if kallsyms knows a symbol there.
+ */
+static inline bool sframe_kunit_symbol(unsigned long addr, unsigned long *start,
+				       unsigned long *size)
+{
+	char buf[KSYM_SYMBOL_LEN];
+	unsigned long off;
+	char *p;
+
+	sprint_symbol(buf, addr);
+	p = strrchr(buf, '+');
+	if (!p || sscanf(p, "+%lx/%lx", &off, size) != 2 || off > addr)
+		return false;
+	*start = addr - off;
+	return true;
+}
+
+/*
+ * Does an FDE starting at @fde_start belong to the symbol at @sym?  On
+ * arm64 with ftrace, functions that can be traced start with two NOPs
+ * that their FDE leaves out (it starts at +8); notrace functions do not.
+ */
+static inline bool sframe_kunit_fde_at_symbol(unsigned long fde_start,
+					      unsigned long sym)
+{
+	return fde_start == sym ||
+	       (IS_ENABLED(CONFIG_ARM64) && IS_ENABLED(CONFIG_FUNCTION_TRACER) &&
+		fde_start == sym + 8);
+}
 
 #endif /* _SFRAME_KUNIT_H */

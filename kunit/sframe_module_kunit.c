@@ -5,16 +5,10 @@
  * below gives functions whose FDEs and rows are known.
  */
 #include <kunit/test.h>
-#include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <sframe/kernel.h>
-
-static unsigned long fde_skew(void)
-{
-	return IS_ENABLED(CONFIG_ARM64) &&
-	       IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_REGS) ? 8 : 0;
-}
+#include "sframe_kunit.h"
 
 static noinline int sframe_mod_leaf(int x)
 {
@@ -60,13 +54,14 @@ static void sframe_module_fdes_match_kallsyms(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, sec);
 	for (i = 0; i < sec->num_fdes; i++) {
-		unsigned long size, off;
+		unsigned long sym, size;
 		struct sframe_fde fde;
 
 		KUNIT_ASSERT_EQ(test, sframe_get_fde(sec, i, &fde), 0);
 		if (!within_module(fde.start, THIS_MODULE) ||
-		    !kallsyms_lookup_size_offset(fde.start, &size, &off) ||
-		    (off && off != fde_skew()) || fde.size + off > size) {
+		    !sframe_kunit_symbol(fde.start, &sym, &size) ||
+		    !sframe_kunit_fde_at_symbol(fde.start, sym) ||
+		    fde.start + fde.size > sym + size) {
 			if (bad++ < 10)
 				kunit_err(test, "FDE %u at %pS (%u bytes) does not match a function\n",
 					  i, (void *)(unsigned long)fde.start,
@@ -83,23 +78,28 @@ static void sframe_module_lookups(struct kunit *test)
 		(unsigned long)sframe_mod_middle,
 		(unsigned long)sframe_mod_top,
 	};
+	unsigned long sym, size, pc, entry;
 	struct sframe_rule r;
-	unsigned long size, off, pc;
 	int i, err;
 
 	KUNIT_EXPECT_EQ(test, sframe_mod_top(1), 66);
 	for (i = 0; i < ARRAY_SIZE(fns); i++) {
-		KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset(fns[i], &size, &off));
-		for (pc = fns[i] + fde_skew(); pc < fns[i] + size; pc++) {
+		KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol(fns[i], &sym, &size));
+		KUNIT_ASSERT_EQ(test, sym, fns[i]);
+		/* Where the function's FDE starts (arm64: maybe after NOPs). */
+		err = sframe_kernel_find(fns[i] + size - 1, &r);
+		KUNIT_ASSERT_EQ_MSG(test, err, 0, "%pS: %s", (void *)fns[i],
+				    sframe_errname(err));
+		KUNIT_ASSERT_TRUE(test, sframe_kunit_fde_at_symbol(r.func_start, sym));
+		entry = r.func_start;
+		for (pc = entry; pc < r.func_start + r.func_size; pc++) {
 			err = sframe_kernel_find(pc, &r);
-			if (err == -SFRAME_E_NO_FRE)
-				continue;	/* alignment padding */
 			KUNIT_ASSERT_EQ_MSG(test, err, 0, "%pS: %s", (void *)pc,
 					    sframe_errname(err));
-			KUNIT_EXPECT_EQ(test, r.func_start, fns[i] + fde_skew());
+			KUNIT_EXPECT_EQ(test, r.func_start, entry);
 		}
 		/* At entry the CFA is the SP at the call (+8 for x86's RA). */
-		err = sframe_kernel_find(fns[i] + fde_skew(), &r);
+		err = sframe_kernel_find(entry, &r);
 		KUNIT_ASSERT_EQ(test, err, 0);
 		KUNIT_EXPECT_TRUE(test, r.flags & SFRAME_RULE_CFA_BASE_SP);
 		KUNIT_EXPECT_EQ(test, r.cfa.offset,

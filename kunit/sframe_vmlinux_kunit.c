@@ -3,27 +3,26 @@
  * KUnit: the SFrame core on the running kernel's own .sframe section.
  *
  *  - the section validates;
- *  - every FDE starts at a function start known to kallsyms (on arm64
- *    with ftrace, 8 bytes after it: the two patchable NOPs are not
- *    covered) and its size fits the symbol;
- *  - text addresses sampled across the kernel resolve to the function
- *    kallsyms names for them;
+ *  - FDEs start at function starts known to kallsyms (on arm64 with ftrace
+ *    traceable functions' FDEs start 8 bytes in, after the patchable NOPs)
+ *    and fit their symbol;
+ *  - text addresses sampled across the kernel resolve to the FDE of the
+ *    function kallsyms names for them;
  *  - the text symbols without an FDE (assembly) are counted and listed.
+ *
+ * Two toolchain artifacts are reported, bounded and listed, not failed:
+ * the FDE of a __weak function overridden at link time stays in .sframe
+ * while its symbol is dropped (its code sits unnamed inside the previous
+ * symbol), and an asm label inside a C function (e.g. int3_selftest_ip)
+ * splits one FDE into two kallsyms symbols.
  */
 #include <kunit/test.h>
-#include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <asm/sections.h>
 #include <sframe/kernel.h>
+#include "sframe_kunit.h"
 
 #define SFRAME_KUNIT_LIST_MAX	400
-
-/* Bytes between a function symbol and its FDE start (arm64 ftrace NOPs). */
-static unsigned long fde_skew(void)
-{
-	return IS_ENABLED(CONFIG_ARM64) &&
-	       IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_REGS) ? 8 : 0;
-}
 
 static void sframe_vmlinux_validates(struct kunit *test)
 {
@@ -41,68 +40,77 @@ static void sframe_vmlinux_validates(struct kunit *test)
 static void sframe_vmlinux_fdes_match_kallsyms(struct kunit *test)
 {
 	const struct sframe_section *sec = sframe_vmlinux_section();
-	unsigned long not_start = 0, too_big = 0, padded = 0, exact = 0;
+	unsigned long unnamed = 0, split = 0, exact = 0, padded = 0;
 	u32 i;
 
 	KUNIT_ASSERT_NOT_NULL(test, sec);
 	for (i = 0; i < sec->num_fdes; i++) {
-		unsigned long size, off;
+		unsigned long sym, size, end;
 		struct sframe_fde fde;
 
 		KUNIT_ASSERT_EQ(test, sframe_get_fde(sec, i, &fde), 0);
-		if (!kallsyms_lookup_size_offset(fde.start, &size, &off) ||
-		    (off != 0 && off != fde_skew())) {
-			if (not_start++ < 10)
-				kunit_err(test, "FDE %u at %pS is not a function start\n",
-					  i, (void *)(unsigned long)fde.start);
+		if (!sframe_kunit_symbol(fde.start, &sym, &size) ||
+		    !sframe_kunit_fde_at_symbol(fde.start, sym)) {
+			if (unnamed++ < 10)
+				kunit_info(test, "FDE %u at %pS (%u bytes): no symbol of its own\n",
+					   i, (void *)(unsigned long)fde.start,
+					   fde.size);
 			continue;
 		}
-		if (fde.size + off > size) {
-			if (too_big++ < 10)
-				kunit_err(test, "FDE %u: %pS: %u bytes, symbol %lu\n",
-					  i, (void *)(unsigned long)fde.start,
-					  fde.size, size);
-		} else if (fde.size + off == size) {
+		end = fde.start + fde.size;
+		if (end > sym + size) {
+			if (split++ < 10)
+				kunit_info(test, "FDE %u: %pS: %u bytes, symbol %lu (label inside?)\n",
+					   i, (void *)(unsigned long)fde.start,
+					   fde.size, size);
+		} else if (end == sym + size) {
 			exact++;
 		} else {
 			padded++;	/* alignment padding after the function */
 		}
 	}
-	kunit_info(test, "%u FDEs: %lu end at the next symbol, %lu before it (padding), %lu not at a symbol start, %lu too long\n",
-		   sec->num_fdes, exact, padded, not_start, too_big);
-	KUNIT_EXPECT_EQ(test, not_start, 0);
-	KUNIT_EXPECT_EQ(test, too_big, 0);
+	kunit_info(test, "%u FDEs: %lu end at the next symbol, %lu before it (padding), %lu without own symbol, %lu span several symbols\n",
+		   sec->num_fdes, exact, padded, unnamed, split);
+	KUNIT_EXPECT_GT(test, exact + padded, sec->num_fdes * 98UL / 100);
+	KUNIT_EXPECT_LT(test, unnamed, sec->num_fdes / 50UL);
+	KUNIT_EXPECT_LT(test, split, sec->num_fdes / 200UL + 1);
 }
 
 static void sframe_vmlinux_lookups(struct kunit *test)
 {
 	const struct sframe_section *sec = sframe_vmlinux_section();
-	unsigned long pc, checked = 0, covered = 0, wrong = 0;
+	unsigned long pc, checked = 0, covered = 0, unnamed = 0, split = 0;
+	unsigned long wrong = 0;
 	struct sframe_rule r;
 
 	KUNIT_ASSERT_NOT_NULL(test, sec);
 	/* An odd stride visits every alignment. */
 	for (pc = (unsigned long)_stext; pc < (unsigned long)_etext; pc += 61) {
-		unsigned long size, off;
+		unsigned long sym, size, fsym, fsize;
 		int err;
 
-		if (!kallsyms_lookup_size_offset(pc, &size, &off))
+		if (!sframe_kunit_symbol(pc, &sym, &size))
 			continue;
 		checked++;
 		err = sframe_kernel_find(pc, &r);
 		if (err == -SFRAME_E_NO_FDE)
 			continue;
 		covered++;
-		if (err || r.func_start != pc - off + (off >= fde_skew() ?
-							fde_skew() : 0)) {
-			if (wrong++ < 10)
-				kunit_err(test, "%pS: %s, function 0x%llx\n",
-					  (void *)pc, sframe_errname(err),
-					  r.func_start);
+		if (!err && sframe_kunit_fde_at_symbol(r.func_start, sym))
+			continue;
+		/* Categorise through the symbol of the FDE's own start. */
+		if (!err && (!sframe_kunit_symbol(r.func_start, &fsym, &fsize) ||
+			     !sframe_kunit_fde_at_symbol(r.func_start, fsym))) {
+			unnamed++;
+		} else if (!err && sym > r.func_start) {
+			split++;
+		} else if (wrong++ < 10) {
+			kunit_err(test, "%pS: %s, FDE of 0x%llx\n", (void *)pc,
+				  sframe_errname(err), r.func_start);
 		}
 	}
-	kunit_info(test, "%lu sampled text addresses: %lu covered by an FDE of their function, %lu wrong\n",
-		   checked, covered, wrong);
+	kunit_info(test, "%lu sampled text addresses: %lu covered by an FDE; of those %lu in unnamed code, %lu past a label, %lu wrong\n",
+		   checked, covered, unnamed, split, wrong);
 	KUNIT_EXPECT_GT(test, covered, checked / 2);
 	KUNIT_EXPECT_EQ(test, wrong, 0);
 }
@@ -116,17 +124,16 @@ static int sframe_check_symbol(void *data, const char *name,
 			       struct module *mod, unsigned long addr)
 {
 	struct sframe_uncovered *u = data;
-	unsigned long size, off;
+	unsigned long sym, size;
 	struct sframe_rule r;
-	int err;
 
-	if (!__is_kernel_text(addr) ||
-	    !kallsyms_lookup_size_offset(addr, &size, &off) || off ||
-	    size <= fde_skew())
+	if (!__is_kernel_text(addr) || !sframe_kunit_symbol(addr, &sym, &size) ||
+	    sym != addr)
 		return 0;
 	u->symbols++;
-	err = sframe_kernel_find(addr + fde_skew(), &r);
-	if (err != -SFRAME_E_NO_FDE)
+	/* Either the symbol itself or, after ftrace's NOPs, addr + 8. */
+	if (sframe_kernel_find(addr, &r) != -SFRAME_E_NO_FDE ||
+	    (size > 8 && sframe_kernel_find(addr + 8, &r) != -SFRAME_E_NO_FDE))
 		return 0;
 	if (u->uncovered++ < SFRAME_KUNIT_LIST_MAX)
 		kunit_info(u->test, "no FDE: %s (%lu bytes)\n", name, size);

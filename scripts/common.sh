@@ -26,3 +26,16 @@ arch_setup() {
 	[ -z "$cross" ] || KMAKE+=(CROSS_COMPILE="$cross")
 	mkdir -p "$LOGS" "$RESULTS"
 }
+
+# qemu_cmd ARCH INITRD CMDLINE: sets QEMU, the TCG command line for the
+# kernel in $OUT (console on stdio, exits instead of rebooting).
+qemu_cmd() {
+	case $1 in
+	x86_64)	QEMU=(qemu-system-x86_64 -bios qboot.rom)
+		set -- "$1" "$2" "console=ttyS0 $3" ;;
+	arm64)	QEMU=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on)
+		set -- "$1" "$2" "console=ttyAMA0 $3" ;;
+	esac
+	QEMU+=(-m 512 -nographic -no-reboot -kernel "$OUT/$IMAGE"
+	       -initrd "$2" -append "$3")
+}

@@ -3,7 +3,7 @@
 #
 # Build build/initramfs-ARCH.cpio.gz: static busybox, an /init that mounts
 # proc/sys/devtmpfs, runs /smoke.sh and powers off, plus every module
-# built under sframe-unwind/ in /lib/modules-test/.
+# of the build under sframe-unwind/ (modules.order) in /lib/modules-test/.
 set -euo pipefail
 
 . "$(dirname "$0")/common.sh"
@@ -44,11 +44,12 @@ EOT
 	echo "file /bin/busybox $busybox 755 0 0"
 	echo "file /init $tmp/init 755 0 0"
 	echo "file /smoke.sh $ROOT/qemu/smoke.sh 755 0 0"
-	if [ -d "$OUT/sframe-unwind" ]; then
-		find "$OUT/sframe-unwind/" -name '*.ko' | sort | while read -r ko; do
-			echo "file /lib/modules-test/${ko##*/} $ko 644 0 0"
-		done
-	fi
+	# our modules of the current build (stale .ko files are ignored)
+	touch "$OUT/modules.order"	# absent without CONFIG_MODULES
+	sed -n 's|^\(sframe-unwind/.*\)\.k\?o$|\1.ko|p' "$OUT/modules.order" |
+	while read -r ko; do
+		echo "file /lib/modules-test/${ko##*/} $OUT/$ko 644 0 0"
+	done
 } >"$tmp/list"
 
 "$gen" "$tmp/list" | gzip -9n >"$cpio_out"

@@ -34,7 +34,7 @@ kunit:
 qemu-test:
 	@$(HARNESS)qemu-test.sh $(ARCH)
 
-run:
+run: kernel
 	@INTERACTIVE=1 $(HARNESS)qemu-test.sh $(ARCH)
 
 lint: kernel-prepare

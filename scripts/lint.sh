@@ -23,7 +23,10 @@ per_file() {
 	shift
 	: >"$log"
 	for f in "${files[@]}"; do
-		if out=$("$@" "$f" 2>&1) && ! grep -qiE 'warning|error' <<<"$out"; then
+		# run from build/: checkpatch --strict caches CamelCase words in
+		# the current directory
+		if out=$(cd "$ROOT/build" && "$@" "$ROOT/$f" 2>&1) &&
+		   ! grep -qiE 'warning|error' <<<"$out"; then
 			echo "PASS: lint: $tool $f" >>"$res"
 		else
 			echo "FAIL: lint: $tool $f" >>"$res"
@@ -35,7 +38,7 @@ per_file() {
 }
 
 files=("${srcs[@]}")
-per_file checkpatch "$KSRC/scripts/checkpatch.pl" --strict --no-tree --quiet \
+per_file checkpatch "$KSRC/scripts/checkpatch.pl" --strict --no-tree --root="$KSRC" --quiet \
 	--no-summary --show-types -f
 
 files=("${ksrcs[@]}")

@@ -16,21 +16,19 @@ name=$A${VARIANT:+-$VARIANT}
 log=$LOGS/qemu-$name.log
 res=$RESULTS/qemu-$name.txt
 timeout=${TIMEOUT:-180}
-cmdline="panic=-1 kunit.enable=0 ${INTERACTIVE:+rdshell} ${QEMU_APPEND:-}"
-
+# rdshell: /init starts a shell (only when we have a terminal)
+[ -n "${INTERACTIVE:-}" ] && [ -t 0 ] && shell=rdshell || shell=
 "$ROOT/scripts/initramfs.sh" "$A"
-case $A in
-x86_64)	qemu=(qemu-system-x86_64 -bios qboot.rom)
-	cmdline="console=ttyS0 $cmdline" ;;
-arm64)	qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on)
-	cmdline="console=ttyAMA0 $cmdline" ;;
-esac
-qemu+=(-m 512 -nographic -no-reboot -kernel "$OUT/$IMAGE"
-       -initrd "$ROOT/build/initramfs-$name.cpio.gz" -append "$cmdline")
+qemu_cmd "$A" "$ROOT/build/initramfs-$name.cpio.gz" \
+	"panic=-1 kunit.enable=0 $shell ${QEMU_APPEND:-}"
 
 if [ -n "${INTERACTIVE:-}" ]; then
 	echo "[qemu $name] interactive boot (log: ${log#"$ROOT"/}; Ctrl-A X quits)"
-	"${qemu[@]}" | tee "$log"
+	if [ -t 0 ]; then
+		"${QEMU[@]}" | tee "$log"
+	else
+		timeout -k 5 "$timeout" "${QEMU[@]}" </dev/null | tee "$log" || true
+	fi
 	echo "[qemu $name] console lines about sframe:"
 	grep -i sframe "$log" | tr -d '\r' || echo "  (none)"
 	exit 0
@@ -39,7 +37,7 @@ fi
 echo "[qemu $name] boot (log: ${log#"$ROOT"/}, timeout ${timeout}s)"
 start=$(date +%s.%N)
 rc=0
-timeout -k 5 "$timeout" "${qemu[@]}" </dev/null >"$log.raw" 2>&1 || rc=$?
+timeout -k 5 "$timeout" "${QEMU[@]}" </dev/null >"$log.raw" 2>&1 || rc=$?
 tr -d '\r' <"$log.raw" >"$log" && rm -f "$log.raw"
 secs=$(echo "$(date +%s.%N) - $start" | bc)
 init_at=$(sed -n 's/^\[ *\([0-9.]*\)\] Run \/init as init process.*/\1/p' "$log")
