@@ -18,6 +18,7 @@
  */
 #include <kunit/test.h>
 #include <linux/kernel.h>
+#include <linux/sizes.h>
 #include <asm/sections.h>
 #include <sframe/kernel.h>
 #include "sframe_kunit.h"
@@ -89,7 +90,11 @@ static void sframe_vmlinux_lookups(struct kunit *test)
 		unsigned long sym, size, fsym, fsize;
 		int err;
 
-		if (!sframe_kunit_symbol(pc, &sym, &size))
+		/*
+		 * kallsyms sizes run to the next symbol: a huge one is an
+		 * alignment gap (x86 has 2 MiB of padding in .text), not code.
+		 */
+		if (!sframe_kunit_symbol(pc, &sym, &size) || size > SZ_256K)
 			continue;
 		checked++;
 		err = sframe_kernel_find(pc, &r);
@@ -111,7 +116,7 @@ static void sframe_vmlinux_lookups(struct kunit *test)
 	}
 	kunit_info(test, "%lu sampled text addresses: %lu covered by an FDE; of those %lu in unnamed code, %lu past a label, %lu wrong\n",
 		   checked, covered, unnamed, split, wrong);
-	KUNIT_EXPECT_GT(test, covered, checked / 2);
+	KUNIT_EXPECT_GT(test, covered, checked * 3 / 4);
 	KUNIT_EXPECT_EQ(test, wrong, 0);
 }
 
