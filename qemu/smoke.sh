@@ -17,12 +17,15 @@ check() {
 
 echo "PASS: kernel booted"
 check "kallsyms has __start_sframe" grep -q ' __start_sframe$' /proc/kallsyms
+# The SFrame core validated and indexed vmlinux's .sframe at boot.
+check "vmlinux .sframe valid" sh -c 'dmesg | grep -E "sframe: vmlinux: SFrame v[0-9]+, [0-9]+ FDEs.*: valid"'
 
 for ko in /lib/modules-test/*.ko; do
 	[ -e "$ko" ] || continue
 	mod=$(basename "$ko" .ko)
 	check "insmod $mod" insmod "$ko"
 	check "rmmod $mod" rmmod "$mod"
+	check "$mod: module .sframe not rejected" sh -c "! dmesg | grep -q '$mod: .sframe rejected'"
 done
 
 # Anything that looks like a kernel splat fails the run.
