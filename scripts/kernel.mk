@@ -7,7 +7,7 @@
 #   make kernel-all                   the same for both arches
 #   make kunit [ARCH=...]             KUnit suites via kunit.py exec
 #   make qemu-test [ARCH=...]         boot + smoke checks
-#   make run [ARCH=...]               interactive boot, then sframe lines
+#   make run [ARCH=...]               boot, sframe lines, host view of vmlinux
 #   make lint                         checkpatch, sparse, kernel-doc
 
 ARCH ?= x86_64
@@ -34,8 +34,9 @@ kunit:
 qemu-test:
 	@$(HARNESS)qemu-test.sh $(ARCH)
 
-run: kernel
+run: kernel tools
 	@INTERACTIVE=1 $(HARNESS)qemu-test.sh $(ARCH)
+	@$(HARNESS)show-vmlinux.sh $(ARCH)
 
 lint: kernel-prepare
 	@$(HARNESS)lint.sh
