@@ -27,8 +27,15 @@ stage() {
 	echo "PASS: stage $name" >> "$R/stages.txt"
 }
 
-stage check-host make --no-print-directory -s check-host >/dev/null 2>build/logs/check-host.err
-grep -E '^(FAIL)' "$R/host.txt" 2>/dev/null | head -20
+host_tests() {
+	make --no-print-directory -s check-host >build/logs/check-host.log 2>&1
+	local rc=$?
+	echo "[check-host] $(tail -n 1 build/logs/check-host.log) (log: build/logs/check-host.log)"
+	grep '^FAIL' "$R/host.txt" 2>/dev/null | head -20 | sed 's/^/  /'
+	return $rc
+}
+
+stage check-host host_tests
 stage kernel-deps scripts/deps.sh
 stage kernel-prepare scripts/prepare-kernel.sh
 for arch in x86_64 arm64; do

@@ -96,6 +96,7 @@ done
 
 # 6. The tool on hostile files: exit 1 and one line on stderr, no crash.
 BAD=$H/bad
+rm -rf $BAD
 mkdir -p $BAD
 head -c 0 /dev/null > $BAD/empty
 head -c 100 $FX/x86_64/nofp/prog > $BAD/elf-truncated
@@ -108,10 +109,10 @@ printf '\xff\xff\xff\x7f' | dd of=$BAD/elf-tables-outside bs=1 seek=32 conv=notr
 printf '\xff\xff\xff\x7f' | dd of=$BAD/elf-tables-outside bs=1 seek=40 conv=notrunc status=none
 for f in $BAD/*; do
 	case ${f##*/} in raw-*) args=(--raw --addr 0x1000) ;; *) args=() ;; esac
-	$DUMP "${args[@]}" "$f" >/dev/null 2>$BAD/stderr
+	$DUMP "${args[@]}" "$f" >/dev/null 2>$H/bad.stderr
 	rc=$?
-	lines=$(wc -l < $BAD/stderr)
-	if [ $rc -eq 1 ] && [ "$lines" -eq 1 ]; then pass "sframe-dump rejects ${f##*/}: $(cat $BAD/stderr)"
+	lines=$(wc -l < $H/bad.stderr)
+	if [ $rc -eq 1 ] && [ "$lines" -eq 1 ]; then pass "sframe-dump rejects ${f##*/}: $(cat $H/bad.stderr)"
 	else fail "sframe-dump on ${f##*/}: exit $rc, $lines stderr lines"; fi
 done
 check "sframe-dump --validate rejects a truncated raw section" \
