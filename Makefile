@@ -9,6 +9,7 @@
 #   make fuzz         libFuzzer over validate + find + dump (FUZZ_SECONDS=600)
 #   make bench-host   lookups/s against libsframe 2.40 (a benchmark, not a test)
 #   make check        check-host + lint + kunit and qemu-test on both arches
+#                     (DEEP=1: also on KASAN kernels, plus 5 min of fuzzing)
 #   make run          main job: boot QEMU and show the core on a live kernel
 
 CC		?= gcc
@@ -92,7 +93,7 @@ bench-host: deps-host $(HOST)/bench-sframe
 
 # Everything: host tests, both test kernels, lint, KUnit and boot tests.
 check:
-	@scripts/check.sh
+	@DEEP=$(DEEP) scripts/check.sh
 
 clean:
 	rm -rf $(HOST) tools/sframe-dump

@@ -4,7 +4,8 @@
 # make check: every test of the project, in order, continuing past
 # failures, then one "N passed, N failed" line over all result files:
 #   host tests, kernel builds (x86_64, arm64), lint, KUnit and QEMU boot
-#   tests on both arches.
+#   tests on both arches.  DEEP=1 adds KASAN kernels for both arches
+#   (KUnit and boot tests again) and FUZZ_SECONDS (300) of fuzzing.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -46,5 +47,15 @@ for arch in x86_64 arm64; do
 	stage "kunit-$arch" scripts/kunit.sh $arch
 	stage "qemu-test-$arch" scripts/qemu-test.sh $arch
 done
+# DEEP=1 (what CI runs): the same tests on KASAN kernels, longer fuzzing.
+if [ -n "${DEEP:-}" ]; then
+	for arch in x86_64 arm64; do
+		stage "kernel-$arch-kasan" env VARIANT=kasan scripts/build-kernel.sh $arch &&
+		stage "kunit-$arch-kasan" env VARIANT=kasan scripts/kunit.sh $arch
+		stage "qemu-test-$arch-kasan" env VARIANT=kasan scripts/qemu-test.sh $arch
+	done
+	stage "fuzz-${FUZZ_SECONDS:-300}s" make --no-print-directory -s fuzz \
+		FUZZ_SECONDS="${FUZZ_SECONDS:-300}"
+fi
 echo "[check] all stages done in $(( $(date +%s) - start )) s"
 scripts/summary.sh "$R"/*.txt
