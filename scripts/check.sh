@@ -40,7 +40,8 @@ stage check-host host_tests
 stage kernel-deps scripts/deps.sh
 stage kernel-prepare scripts/prepare-kernel.sh
 for arch in x86_64 arm64; do
-	stage "kernel-$arch" scripts/build-kernel.sh $arch
+	stage "kernel-$arch" scripts/build-kernel.sh $arch &&
+	stage "vmlinux-sframe-$arch" scripts/check-vmlinux-sframe.sh $arch
 done
 stage lint scripts/lint.sh
 for arch in x86_64 arm64; do
