@@ -54,6 +54,12 @@ $(HOST)/test-%: tools/testing/test-%.c $(TEST_SRCS) $(TOOL_SRCS) $(CORE) $(TEST_
 	@mkdir -p $(@D)
 	$(CC) $(SAN_CFLAGS) -o $@ $< $(TEST_SRCS) $(TOOL_SRCS) $(CORE)
 
+# The core recompiled with a fault-injecting accessor (it includes
+# kernel/sframe.c itself, as a user-memory build would).
+$(HOST)/test-accessor: tools/testing/test-accessor.c tools/testing/fault-access.h tools/elf.c $(CORE) $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) -Itools/testing -o $@ $< tools/elf.c
+
 # libsframe 2.40 shares symbol names with the core: pre-link it with its
 # glue and keep only the ls_* entry points global.
 $(HOST)/libsframe-glue.o: tools/bench/libsframe-glue.c tools/bench/libsframe-glue.h
@@ -66,6 +72,7 @@ $(HOST)/test-libsframe: tools/testing/test-libsframe.c $(HOST)/libsframe-glue.o 
 	$(CC) $(SAN_CFLAGS) -o $@ $< $(HOST)/libsframe-glue.o $(TOOL_SRCS) $(CORE)
 
 HOST_TESTS := $(HOST)/test-core $(HOST)/test-malformed $(HOST)/test-libsframe \
+	      $(HOST)/test-accessor \
 	      $(HOST)/sframe-dump-san $(HOST)/sframe-freestanding.o tools/sframe-dump
 
 deps-host:
