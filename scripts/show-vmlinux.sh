@@ -21,6 +21,8 @@ for fn in schedule do_exit vfs_read; do
 	read -r addr size <<<"$line"
 	a=$((16#$addr)); s=$((16#$size))
 	echo "[show] $fn ($s bytes):"
-	"$dump" --lookup $((a + (s > 8 ? 8 : 0))) --lookup $((a + s / 2)) \
+	entry=$a	# arm64 + ftrace: the FDE starts after two patchable NOPs
+	[ "$1" = arm64 ] && [ "$s" -gt 8 ] && entry=$((a + 8))
+	"$dump" --lookup $entry --lookup $((a + s / 2)) \
 		--lookup $((a + s - 1)) "$vmlinux" | sed 's/^/  /'
 done
