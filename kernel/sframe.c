@@ -1072,9 +1072,7 @@ static void sframe_rule_init(const struct sframe_section *sec,
 		rule->flags |= SFRAME_RULE_PCMASK;
 	if (sframe_fde_signal(sec, fde))
 		rule->flags |= SFRAME_RULE_SIGNAL;
-	if ((sec->abi == SFRAME_ABI_AARCH64_ENDIAN_BIG ||
-	     sec->abi == SFRAME_ABI_AARCH64_ENDIAN_LITTLE) &&
-	    SFRAME_FUNC_PAUTH_KEY(fde->info))
+	if (sframe_abi_aarch64(sec) && SFRAME_FUNC_PAUTH_KEY(fde->info))
 		rule->flags |= SFRAME_RULE_PAUTH_B;
 }
 
@@ -1123,9 +1121,7 @@ int sframe_fre_rule(const struct sframe_section *sec,
 		return 0;
 	}
 
-	if ((sec->abi == SFRAME_ABI_AARCH64_ENDIAN_BIG ||
-	     sec->abi == SFRAME_ABI_AARCH64_ENDIAN_LITTLE) &&
-	    SFRAME_FRE_MANGLED_RA_P(fre->info))
+	if (sframe_abi_aarch64(sec) && SFRAME_FRE_MANGLED_RA_P(fre->info))
 		rule->flags |= SFRAME_RULE_RA_MANGLED;
 
 	if (type == SFRAME_FDE_TYPE_FLEX)

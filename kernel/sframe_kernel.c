@@ -92,6 +92,11 @@ static int __init sframe_vmlinux_init(void)
 
 	err = sframe_table_init(&sframe_vmlinux, &index, __start_sframe, size,
 				(unsigned long)__start_sframe, false);
+	/* Without index memory the section is still valid, only slower. */
+	if (err == -SFRAME_E_INDEX) {
+		pr_warn("vmlinux: no memory for the lookup index: lookups unindexed\n");
+		err = 0;
+	}
 	if (err) {
 		pr_err("vmlinux .sframe rejected: %s (%s)\n",
 		       sframe_errname(err), sframe_strerror(err));

@@ -154,9 +154,7 @@ static int dump_function(FILE *out, const struct sframe_section *sec, u32 i)
 		if (sig || flex)
 			fprintf(out, ", attr = \"%s%s\"", sig ? "S" : "",
 				flex ? "F" : "");
-		if ((sec->abi == SFRAME_ABI_AARCH64_ENDIAN_BIG ||
-		     sec->abi == SFRAME_ABI_AARCH64_ENDIAN_LITTLE) &&
-		    SFRAME_FUNC_PAUTH_KEY(fde.info))
+		if (sframe_abi_aarch64(sec) && SFRAME_FUNC_PAUTH_KEY(fde.info))
 			fprintf(out, ", pauth = B key");
 	}
 	fprintf(out, "\n    %-7s%-8s %-10s%-10s%-13s", "STARTPC",

@@ -85,10 +85,6 @@
 #define SFRAME_FRE_WORD_2B		1
 #define SFRAME_FRE_WORD_4B		2
 
-#define SFRAME_FRE_MAX_WORDS		15
-/* Largest FRE: 4-byte start, info byte, 15 four-byte words. */
-#define SFRAME_FRE_MAX_SIZE		(4 + 1 + SFRAME_FRE_MAX_WORDS * 4)
-
 /* v3 FLEX control words: (regnum << 3) | (deref << 1) | reg_p. */
 #define SFRAME_FLEX_CTRL_REG_P(c)	((c) & 0x1)
 #define SFRAME_FLEX_CTRL_DEREF_P(c)	(((c) >> 1) & 0x1)

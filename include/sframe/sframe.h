@@ -261,6 +261,13 @@ int sframe_find(const struct sframe_section *sec, u64 pc,
 const char *sframe_errname(int err);
 const char *sframe_strerror(int err);
 
+/* AArch64 (either byte order): signed return addresses, PAC keys. */
+static inline bool sframe_abi_aarch64(const struct sframe_section *sec)
+{
+	return sec->abi == SFRAME_ABI_AARCH64_ENDIAN_BIG ||
+	       sec->abi == SFRAME_ABI_AARCH64_ENDIAN_LITTLE;
+}
+
 /* FDE attribute helpers. */
 static inline bool sframe_fde_pcmask(const struct sframe_fde *fde)
 {
