@@ -4,7 +4,7 @@
 # fuzzer, benchmark) and the kernel harness (scripts/kernel.mk).
 # The kernel build itself uses the Kbuild/Kconfig files next to this one.
 #
-#   make tools        tools/sframe-dump
+#   make tools        tools/sframe-dump, tools/sframe-verify
 #   make check-host   host tests (ASan + UBSan), ends with "N passed, N failed"
 #   make fuzz         libFuzzer over validate + find + dump (FUZZ_SECONDS=600)
 #   make bench-host   lookups/s against libsframe 2.40 (a benchmark, not a test)
@@ -42,9 +42,18 @@ $(HOST)/sframe-freestanding.o: $(CORE) $(CORE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) -O2 $(CWARN) -Iinclude -ffreestanding -nostdlib -c $< -o $@
 
-tools: tools/sframe-dump
+tools: tools/sframe-dump tools/sframe-verify
 tools/sframe-dump: tools/sframe-dump.c $(TOOL_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_HDRS)
 	$(CC) $(HOST_CFLAGS) -o $@ tools/sframe-dump.c $(TOOL_SRCS) $(CORE)
+
+# The verifier is also a kernel hostprog: these three sources, -Iinclude.
+VERIFY_SRCS	:= tools/sframe-verify.c tools/elf.c $(CORE)
+tools/sframe-verify: $(VERIFY_SRCS) tools/elf.h $(CORE_HDRS)
+	$(CC) $(HOST_CFLAGS) -o $@ $(VERIFY_SRCS)
+
+$(HOST)/sframe-verify-san: $(VERIFY_SRCS) tools/elf.h $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) -o $@ $(VERIFY_SRCS)
 
 $(HOST)/sframe-dump-san: tools/sframe-dump.c $(TOOL_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_HDRS)
 	@mkdir -p $(@D)
@@ -73,7 +82,8 @@ $(HOST)/test-libsframe: tools/testing/test-libsframe.c $(HOST)/libsframe-glue.o 
 
 HOST_TESTS := $(HOST)/test-core $(HOST)/test-malformed $(HOST)/test-libsframe \
 	      $(HOST)/test-accessor \
-	      $(HOST)/sframe-dump-san $(HOST)/sframe-freestanding.o tools/sframe-dump
+	      $(HOST)/sframe-dump-san $(HOST)/sframe-freestanding.o tools/sframe-dump \
+	      $(HOST)/sframe-verify-san
 
 deps-host:
 	@scripts/deps-host.sh
@@ -103,6 +113,6 @@ check:
 	@DEEP=$(DEEP) scripts/check.sh
 
 clean:
-	rm -rf $(HOST) tools/sframe-dump
+	rm -rf $(HOST) tools/sframe-dump tools/sframe-verify
 
 -include scripts/kernel.mk
