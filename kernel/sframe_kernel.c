@@ -18,22 +18,114 @@
 #include <linux/mutex.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <asm/sections.h>
 #include <sframe/kernel.h>
 
 extern const u8 __start_sframe[], __stop_sframe[];
+extern struct sframe_annot __start_sframe_annot[], __stop_sframe_annot[];
 
 static struct sframe_section sframe_vmlinux;
 static bool sframe_vmlinux_ready __ro_after_init;
+static struct sframe_annot_table sframe_vmlinux_annot __ro_after_init;
 
 struct sframe_module_table {
 	struct list_head list;
 	struct module *mod;
 	struct sframe_section sec;
 	u32 *index;
+	struct sframe_annot_table annot;
 };
+
+static unsigned long sframe_annot_start(const struct sframe_annot *a)
+{
+	return (unsigned long)&a->pc + a->pc;
+}
+
+static int sframe_annot_cmp(const void *l, const void *r)
+{
+	const struct sframe_annot *a = l, *b = r;
+	unsigned long x = sframe_annot_start(a), y = sframe_annot_start(b);
+
+	/* Empty slots last. */
+	if (!a->type || !b->type)
+		return (int)!a->type - (int)!b->type;
+	return x < y ? -1 : x > y;
+}
+
+static void sframe_annot_swap(void *l, void *r, int size)
+{
+	struct sframe_annot *a = l, *b = r, t = *a;
+	long delta = (long)b - (long)a;
+
+	/* The addresses are relative to the entry: moving it moves them. */
+	*a = *b;
+	*b = t;
+	if (a->type)
+		a->pc += delta;
+	if (b->type)
+		b->pc -= delta;
+}
+
+/*
+ * Sort an annotation table by address (empty slots last) and check it:
+ * known types, non-empty ranges inside @within.  Return the number of
+ * used entries, or a negative SFRAME_E_* code.
+ */
+static int sframe_annot_prepare(struct sframe_annot *tab, size_t n,
+				bool (*within)(unsigned long addr, void *arg),
+				void *arg)
+{
+	size_t i, used = 0;
+
+	sort(tab, n, sizeof(*tab), sframe_annot_cmp, sframe_annot_swap);
+	for (i = 0; i < n && tab[i].type; i++, used++) {
+		unsigned long start = sframe_annot_start(&tab[i]);
+
+		if (tab[i].type > SFRAME_ANNOT_TYPE_MAX || !tab[i].len ||
+		    !within(start, arg) || !within(start + tab[i].len - 1, arg))
+			return -SFRAME_E_INVAL;
+		if (tab[i].type == SFRAME_ANNOT_RULE &&
+		    tab[i].base > SFRAME_ANNOT_BASE_FP)
+			return -SFRAME_E_INVAL;
+	}
+	return used;
+}
+
+static const struct sframe_annot *
+sframe_annot_search(const struct sframe_annot_table *t, unsigned long pc)
+{
+	const struct sframe_annot *a = t->entries;
+	size_t lo = 0, hi = t->count;
+
+	/* Last entry starting at or below @pc. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sframe_annot_start(&a[mid]) <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	a += lo - 1;
+	return pc - sframe_annot_start(a) < a->len ? a : NULL;
+}
+
+/**
+ * sframe_annot_addr() - the first address an annotation entry describes
+ * @a: an entry returned by sframe_annot_find()
+ *
+ * Return: the run-time address of the entry's first byte.
+ */
+unsigned long sframe_annot_addr(const struct sframe_annot *a)
+{
+	return sframe_annot_start(a);
+}
+EXPORT_SYMBOL_GPL(sframe_annot_addr);
 
 static LIST_HEAD(sframe_modules);
 static DEFINE_MUTEX(sframe_modules_lock);
@@ -83,12 +175,36 @@ int sframe_table_init(struct sframe_section *sec, u32 **index,
 }
 EXPORT_SYMBOL_GPL(sframe_table_init);
 
+static bool sframe_within_vmlinux(unsigned long addr, void *arg)
+{
+	return __is_kernel_text(addr) || is_kernel_inittext(addr) ||
+	       __is_kernel(addr);
+}
+
+static void __init sframe_vmlinux_annot_init(void)
+{
+	size_t n = __stop_sframe_annot - __start_sframe_annot;
+	int used;
+
+	used = sframe_annot_prepare(__start_sframe_annot, n,
+				    sframe_within_vmlinux, NULL);
+	if (used < 0) {
+		pr_err("vmlinux .sframe_annot rejected: malformed entry\n");
+		return;
+	}
+	sframe_vmlinux_annot.entries = __start_sframe_annot;
+	sframe_vmlinux_annot.count = used;
+	pr_info("vmlinux: %d annotations (%zu slots)\n", used, n);
+}
+
 static int __init sframe_vmlinux_init(void)
 {
 	size_t size = __stop_sframe - __start_sframe;
 	ktime_t t0 = ktime_get();
 	u32 *index;
 	int err;
+
+	sframe_vmlinux_annot_init();
 
 	err = sframe_table_init(&sframe_vmlinux, &index, __start_sframe, size,
 				(unsigned long)__start_sframe, false);
@@ -122,6 +238,34 @@ const struct sframe_section *sframe_vmlinux_section(void)
 	return sframe_vmlinux_ready ? &sframe_vmlinux : NULL;
 }
 EXPORT_SYMBOL_GPL(sframe_vmlinux_section);
+
+/**
+ * sframe_annot_find() - the annotation covering a kernel or module address
+ * @pc: text address
+ *
+ * Lock-free: safe in any context, NMI included.
+ *
+ * Return: the entry whose range contains @pc, or NULL.
+ */
+const struct sframe_annot *sframe_annot_find(unsigned long pc)
+{
+	const struct sframe_annot *a = NULL;
+	struct sframe_module_table *t;
+
+	if (__is_kernel(pc) || is_kernel_inittext(pc))
+		return sframe_annot_search(&sframe_vmlinux_annot, pc);
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(t, &sframe_modules, list) {
+		if (within_module(pc, t->mod)) {
+			a = sframe_annot_search(&t->annot, pc);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return a;
+}
+EXPORT_SYMBOL_GPL(sframe_annot_find);
 
 /**
  * sframe_module_section() - a loaded module's SFrame section
@@ -198,6 +342,11 @@ static int sframe_module_check_starts(struct module *mod,
 	return 0;
 }
 
+static bool sframe_within_module(unsigned long addr, void *arg)
+{
+	return within_module(addr, arg);
+}
+
 /**
  * sframe_module_init() - register a module's .sframe (module loader hook)
  * @mod: the module, relocated but not yet running
@@ -211,16 +360,21 @@ static int sframe_module_check_starts(struct module *mod,
 void sframe_module_init(struct module *mod, const Elf_Ehdr *hdr,
 			const Elf_Shdr *sechdrs, const char *secstrings)
 {
+	const Elf_Shdr *s, *annot = NULL, *sframe = NULL;
 	struct sframe_module_table *t;
-	const Elf_Shdr *s;
 	int err;
 
-	for (s = sechdrs; s < sechdrs + hdr->e_shnum; s++)
-		if ((s->sh_flags & SHF_ALLOC) &&
-		    !strcmp(secstrings + s->sh_name, ".sframe"))
-			break;
-	if (s == sechdrs + hdr->e_shnum)
+	for (s = sechdrs; s < sechdrs + hdr->e_shnum; s++) {
+		if (!(s->sh_flags & SHF_ALLOC))
+			continue;
+		if (!strcmp(secstrings + s->sh_name, ".sframe"))
+			sframe = s;
+		else if (!strcmp(secstrings + s->sh_name, ".sframe_annot"))
+			annot = s;
+	}
+	if (!sframe)
 		return;
+	s = sframe;
 
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
@@ -236,6 +390,18 @@ void sframe_module_init(struct module *mod, const Elf_Ehdr *hdr,
 		kvfree(t->index);
 		kfree(t);
 		return;
+	}
+	if (annot) {
+		err = sframe_annot_prepare((void *)annot->sh_addr,
+					   annot->sh_size / sizeof(struct sframe_annot),
+					   sframe_within_module, mod);
+		if (err < 0) {
+			pr_warn("%s: .sframe_annot rejected: malformed entry\n",
+				mod->name);
+		} else {
+			t->annot.entries = (void *)annot->sh_addr;
+			t->annot.count = err;
+		}
 	}
 	mutex_lock(&sframe_modules_lock);
 	list_add_rcu(&t->list, &sframe_modules);

@@ -10,11 +10,24 @@
 #include <linux/types.h>
 #include <linux/sframe_unwind.h>
 #include <sframe/sframe.h>
+#include <sframe/annot.h>
 
 /* log2 of the text block size of the lookup indexes (ORC uses 256 B). */
 #define SFRAME_KERNEL_INDEX_SHIFT	8
 
+/**
+ * struct sframe_annot_table - a sorted annotation table
+ * @entries: entries sorted by address
+ * @count: number of used entries
+ */
+struct sframe_annot_table {
+	const struct sframe_annot *entries;
+	size_t count;
+};
+
 const struct sframe_section *sframe_vmlinux_section(void);
+const struct sframe_annot *sframe_annot_find(unsigned long pc);
+unsigned long sframe_annot_addr(const struct sframe_annot *a);
 const struct sframe_section *sframe_module_section(struct module *mod);
 int sframe_kernel_find(unsigned long pc, struct sframe_rule *rule);
 int sframe_table_init(struct sframe_section *sec, u32 **index,

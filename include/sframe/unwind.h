@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The SFrame kernel stack unwinder.
+ *
+ * A walk starts from the current task, a blocked task or a struct pt_regs
+ * and steps from frame to frame with the SFrame rows of vmlinux and modules,
+ * overridden by the annotation table (include/sframe/annot.h) in entry code
+ * and where the build-time verifier found SFrame wrong.  See
+ * Documentation/unwinder.rst.
+ */
+#ifndef _SFRAME_UNWIND_H
+#define _SFRAME_UNWIND_H
+
+#include <linux/stacktrace.h>
+#include <linux/types.h>
+
+struct task_struct;
+struct pt_regs;
+struct llist_node;
+
+/* A walk gives up after this many frames (loops, corrupted stacks). */
+#define SFRAME_UNWIND_MAX_FRAMES	512
+
+/* Stacks a walk may visit: task, IRQ, overflow, SDEI (2), EFI. */
+#define SFRAME_UNWIND_MAX_STACKS	6
+
+/**
+ * enum sframe_unwind_error - why a walk is not reliable, or stopped
+ * @SFRAME_UW_OK: nothing wrong (yet)
+ * @SFRAME_UW_NO_RULE: a PC has neither SFrame nor an annotation
+ * @SFRAME_UW_BAD_RANGE: a PC lies where the verifier found SFrame wrong
+ * @SFRAME_UW_NOT_TEXT: a PC is not kernel text
+ * @SFRAME_UW_STACK: a read or a frame outside the task's stacks
+ * @SFRAME_UW_DIRECTION: the stack pointer did not move up the stack
+ * @SFRAME_UW_RA: the return address cannot be recovered
+ * @SFRAME_UW_LR: the return address is in LR where LR is not known
+ * @SFRAME_UW_REGS: a pt_regs boundary that is not allowed here
+ * @SFRAME_UW_FINAL: the walk ended somewhere other than the final frame
+ * @SFRAME_UW_TOO_DEEP: more than %SFRAME_UNWIND_MAX_FRAMES frames
+ * @SFRAME_UW_FALLBACK: a frame was found with frame pointers
+ * @SFRAME_UW_MAX: number of codes
+ */
+enum sframe_unwind_error {
+	SFRAME_UW_OK,
+	SFRAME_UW_NO_RULE,
+	SFRAME_UW_BAD_RANGE,
+	SFRAME_UW_NOT_TEXT,
+	SFRAME_UW_STACK,
+	SFRAME_UW_DIRECTION,
+	SFRAME_UW_RA,
+	SFRAME_UW_LR,
+	SFRAME_UW_REGS,
+	SFRAME_UW_FINAL,
+	SFRAME_UW_TOO_DEEP,
+	SFRAME_UW_FALLBACK,
+	SFRAME_UW_MAX
+};
+
+/**
+ * struct sframe_stack - a stack region the walk may read
+ * @low: lowest address still usable (moves up as frames are consumed)
+ * @high: one past the highest address
+ */
+struct sframe_stack {
+	unsigned long low;
+	unsigned long high;
+};
+
+/**
+ * struct sframe_unwind_state - one walk
+ * @task: the task whose stack is walked
+ * @pc: PC of the current frame (a return address unless @exact)
+ * @sp: stack pointer of the current frame
+ * @fp: frame pointer register value of the current frame
+ * @lr: link register of the current frame (arm64, when @lr_valid)
+ * @regs: the pt_regs the current frame was recovered from, or NULL
+ * @exact: @pc is an interrupted or current PC, not a return address
+ * @lr_valid: @lr holds the frame's live link register
+ * @done: the walk reached its final frame (and is complete)
+ * @stopped: the walk cannot continue (see @error)
+ * @reliable: no frame so far failed a reliability rule
+ * @error: first reason (enum sframe_unwind_error) for !@reliable or @stopped
+ * @frames: frames visited so far
+ * @stack: the stack the current frame lies on
+ * @stacks: stacks not yet visited
+ * @nr_stacks: entries of @stacks
+ * @graph_idx: function-graph return stack cursor
+ * @kr_cur: kretprobe return stack cursor
+ */
+struct sframe_unwind_state {
+	struct task_struct *task;
+	unsigned long pc, sp, fp, lr;
+	struct pt_regs *regs;
+	bool exact, lr_valid, done, stopped, reliable;
+	int error;
+	unsigned int frames;
+	struct sframe_stack stack;
+	struct sframe_stack stacks[SFRAME_UNWIND_MAX_STACKS];
+	unsigned int nr_stacks;
+	int graph_idx;
+	struct llist_node *kr_cur;
+};
+
+void sframe_unwind_start(struct sframe_unwind_state *state,
+			 struct task_struct *task, struct pt_regs *regs);
+bool sframe_unwind_next(struct sframe_unwind_state *state);
+const char *sframe_unwind_strerror(int error);
+
+void sframe_stack_walk(stack_trace_consume_fn consume_entry, void *cookie,
+		       struct task_struct *task, struct pt_regs *regs);
+int sframe_stack_walk_reliable(stack_trace_consume_fn consume_entry,
+			       void *cookie, struct task_struct *task);
+int sframe_stack_walk_state(stack_trace_consume_fn consume_entry,
+			    void *cookie, struct task_struct *task,
+			    struct pt_regs *regs,
+			    struct sframe_unwind_state *state);
+
+#endif /* _SFRAME_UNWIND_H */

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The SFrame kernel stack unwinder: generic part.
+ *
+ * One step takes the frame (pc, sp, fp[, lr]) to its caller's frame:
+ *
+ *  1. The annotation table (sframe/annot.h) is consulted first.  A pt_regs
+ *     annotation is an exception boundary (continue from the saved
+ *     registers) or, at the task's own pt_regs, the final frame; a stack
+ *     switch gives the frame's real SP; an explicit rule replaces SFrame;
+ *     an UNRELIABLE range (the verifier found SFrame wrong there) marks
+ *     the walk unreliable.
+ *  2. Otherwise the SFrame row of the PC (PC - 1 for return addresses)
+ *     gives CFA, RA and FP.
+ *
+ * Every stack read is bounds-checked against the stacks the task may use,
+ * and the walk consumes them upwards only (a frame never lies below the one
+ * before it, and a stack once left is never entered again).  The walk ends
+ * reliably only at the final frame: the task's own pt_regs (user tasks and
+ * kthreads) or the idle task's first frame.  Any other end, and anything
+ * dubious on the way, makes it unreliable (livepatch then retries later).
+ */
+#include <linux/kallsyms.h>
+#include <linux/kernel.h>
+#include <linux/kprobes.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <sframe/kernel.h>
+#include "unwind_arch.h"
+
+static const char * const sframe_unwind_errors[SFRAME_UW_MAX] = {
+	[SFRAME_UW_OK]		= "ok",
+	[SFRAME_UW_NO_RULE]	= "PC without SFrame or annotation",
+	[SFRAME_UW_BAD_RANGE]	= "PC where SFrame is known wrong",
+	[SFRAME_UW_NOT_TEXT]	= "PC is not kernel text",
+	[SFRAME_UW_STACK]	= "address outside the task's stacks",
+	[SFRAME_UW_DIRECTION]	= "stack pointer moved down",
+	[SFRAME_UW_RA]		= "return address not recoverable",
+	[SFRAME_UW_LR]		= "return address in LR, LR unknown",
+	[SFRAME_UW_REGS]	= "exception frame not allowed here",
+	[SFRAME_UW_FINAL]	= "walk did not end at the final frame",
+	[SFRAME_UW_TOO_DEEP]	= "too many frames",
+	[SFRAME_UW_FALLBACK]	= "frame found by frame pointer",
+};
+
+/**
+ * sframe_unwind_strerror() - describe an enum sframe_unwind_error
+ * @error: the code
+ *
+ * Return: a constant string.
+ */
+const char *sframe_unwind_strerror(int error)
+{
+	if (error < 0 || error >= SFRAME_UW_MAX)
+		return "unknown";
+	return sframe_unwind_errors[error];
+}
+EXPORT_SYMBOL_GPL(sframe_unwind_strerror);
+
+/* The walk stays usable (best effort) but is no longer reliable. */
+static void sframe_uw_unreliable(struct sframe_unwind_state *state, int error)
+{
+	if (state->reliable || !state->error)
+		state->error = error;
+	state->reliable = false;
+}
+
+/* The walk cannot go on. */
+static bool sframe_uw_stop(struct sframe_unwind_state *state, int error)
+{
+	sframe_uw_unreliable(state, error);
+	state->stopped = true;
+	return false;
+}
+
+/*
+ * Make [addr, addr + size) readable: on the current stack above what was
+ * consumed, or on a stack not visited yet (which then becomes current).
+ */
+static bool sframe_uw_on_stack(struct sframe_unwind_state *state,
+			       unsigned long addr, unsigned long size)
+{
+	struct sframe_stack *s = &state->stack;
+	unsigned int i;
+
+	if (addr + size < addr)
+		return false;
+	if (addr >= s->low && addr + size <= s->high)
+		return true;
+	for (i = 0; i < state->nr_stacks; i++) {
+		struct sframe_stack *n = &state->stacks[i];
+
+		if (n->low && addr >= n->low && addr + size <= n->high) {
+			*s = *n;
+			/* Never again: stack transitions are one-way. */
+			n->low = n->high = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool sframe_uw_read(struct sframe_unwind_state *state,
+			   unsigned long addr, unsigned long *val)
+{
+	if (!IS_ALIGNED(addr, sizeof(long)) ||
+	    !sframe_uw_on_stack(state, addr, sizeof(long)))
+		return false;
+	*val = READ_ONCE_NOCHECK(*(unsigned long *)addr);
+	return true;
+}
+
+/* Everything below @sp on the current stack is consumed. */
+static bool sframe_uw_consume(struct sframe_unwind_state *state,
+			      unsigned long sp)
+{
+	if (!sframe_uw_on_stack(state, sp, 0) || sp == state->stack.high)
+		return sp == state->stack.high;
+	state->stack.low = sp;
+	return true;
+}
+
+/* Apply an explicit annotation rule to @rule (same shape as SFrame's). */
+static void sframe_uw_annot_rule(const struct sframe_annot *a,
+				 struct sframe_rule *rule)
+{
+	memset(rule, 0, sizeof(*rule));
+	rule->cfa.kind = SFRAME_LOC_REG;
+	rule->cfa.reg = a->base == SFRAME_ANNOT_BASE_FP ? SFRAME_ARCH_FP_REG :
+							  SFRAME_ARCH_SP_REG;
+	rule->cfa.offset = a->off;
+	if (a->flags & SFRAME_ANNOT_F_RA_SAVED) {
+		rule->ra.kind = SFRAME_LOC_CFA;
+		rule->ra.deref = 1;
+		rule->ra.offset = a->ra_off;
+	} else {
+		rule->ra.kind = SFRAME_LOC_SAME;
+	}
+	if (a->flags & SFRAME_ANNOT_F_FP_SAVED) {
+		rule->fp.kind = SFRAME_LOC_CFA;
+		rule->fp.deref = 1;
+		rule->fp.offset = a->fp_off;
+	} else {
+		rule->fp.kind = SFRAME_LOC_SAME;
+	}
+}
+
+/* Cross a pt_regs annotation: final frame, or continue at the regs. */
+static bool sframe_uw_regs(struct sframe_unwind_state *state,
+			   unsigned long addr)
+{
+	struct pt_regs *regs = (struct pt_regs *)addr;
+
+	if (!IS_ALIGNED(addr, sizeof(long)) ||
+	    !sframe_uw_on_stack(state, addr, sizeof(*regs)))
+		return sframe_uw_stop(state, SFRAME_UW_STACK);
+	if (sframe_arch_final_regs(state, regs)) {
+		state->done = true;
+		state->regs = regs;
+		return false;
+	}
+	if (user_mode(regs))
+		return sframe_uw_stop(state, SFRAME_UW_REGS);
+	if (!sframe_uw_consume(state, addr + sizeof(*regs)))
+		return sframe_uw_stop(state, SFRAME_UW_STACK);
+	sframe_arch_start_regs(state, regs);
+	/* The interrupted SP lies above the saved registers. */
+	if (!sframe_uw_on_stack(state, state->sp, 0))
+		return sframe_uw_stop(state, SFRAME_UW_STACK);
+	return true;
+}
+
+/* Frame-pointer fallback (best effort only): the frame record at FP. */
+static bool sframe_uw_fp_fallback(struct sframe_unwind_state *state)
+{
+	unsigned long fp = state->fp, next_fp, ra;
+
+	sframe_uw_unreliable(state, SFRAME_UW_FALLBACK);
+	if (!IS_ENABLED(CONFIG_FRAME_POINTER) && !IS_ENABLED(CONFIG_ARM64))
+		return sframe_uw_stop(state, SFRAME_UW_NO_RULE);
+	if (fp < state->sp || !sframe_uw_read(state, fp, &next_fp) ||
+	    !sframe_uw_read(state, fp + sizeof(long), &ra))
+		return sframe_uw_stop(state, SFRAME_UW_STACK);
+	state->sp = fp + 2 * sizeof(long);
+	if (!sframe_uw_consume(state, state->sp))
+		return sframe_uw_stop(state, SFRAME_UW_STACK);
+	state->fp = next_fp;
+	state->pc = sframe_arch_recover_ra(state, ra, fp + sizeof(long));
+	state->exact = false;
+	state->lr_valid = false;
+	state->regs = NULL;
+	return true;
+}
+
+/**
+ * sframe_unwind_next() - step to the caller's frame
+ * @state: the walk
+ *
+ * Return: true if @state now describes the next frame (state->pc is its
+ * PC); false when the walk ended (state->done: at the final frame) or
+ * stopped (state->stopped, state->error says why).
+ */
+bool sframe_unwind_next(struct sframe_unwind_state *state)
+{
+	unsigned long lookup, base, cfa, ra, fp, sp;
+	const struct sframe_annot *a;
+	struct sframe_rule rule;
+	int err;
+
+	if (state->done || state->stopped)
+		return false;
+	if (++state->frames > SFRAME_UNWIND_MAX_FRAMES)
+		return sframe_uw_stop(state, SFRAME_UW_TOO_DEEP);
+
+	/* A return address may follow a call at the very end of a function. */
+	lookup = state->exact ? state->pc : state->pc - 1;
+	sp = state->sp;
+
+	a = sframe_annot_find(lookup);
+	if (a) {
+		switch (a->type) {
+		case SFRAME_ANNOT_REGS:
+			return sframe_uw_regs(state, sp + a->off);
+		case SFRAME_ANNOT_END:
+			if (is_idle_task(state->task)) {
+				state->done = true;
+				return false;
+			}
+			return sframe_uw_stop(state, SFRAME_UW_FINAL);
+		case SFRAME_ANNOT_SP_INDIRECT:
+			/* Stack switch: the frame's own SP was saved at SP + off. */
+			if (!sframe_uw_read(state, sp + a->off, &sp))
+				return sframe_uw_stop(state, SFRAME_UW_STACK);
+			break;
+		case SFRAME_ANNOT_UNRELIABLE:
+			sframe_uw_unreliable(state, SFRAME_UW_BAD_RANGE);
+			break;
+		}
+	}
+
+	if (a && a->type == SFRAME_ANNOT_RULE) {
+		sframe_uw_annot_rule(a, &rule);
+	} else {
+		err = sframe_kernel_find(lookup, &rule);
+		if (err) {
+			if (!kernel_text_address(state->pc))
+				return sframe_uw_stop(state, SFRAME_UW_NOT_TEXT);
+			sframe_uw_unreliable(state, SFRAME_UW_NO_RULE);
+			return sframe_uw_fp_fallback(state);
+		}
+	}
+	if (rule.flags & SFRAME_RULE_OUTERMOST)
+		return sframe_uw_stop(state, SFRAME_UW_FINAL);
+
+	/* CFA */
+	if (rule.cfa.reg == SFRAME_ARCH_SP_REG)
+		base = sp;
+	else if (rule.cfa.reg == SFRAME_ARCH_FP_REG)
+		base = state->fp;
+	else
+		return sframe_uw_stop(state, SFRAME_UW_NO_RULE);
+	cfa = base + rule.cfa.offset;
+	if (rule.cfa.deref && !sframe_uw_read(state, cfa, &cfa))
+		return sframe_uw_stop(state, SFRAME_UW_STACK);
+	if (cfa < sp || !IS_ALIGNED(cfa, sizeof(long)))
+		return sframe_uw_stop(state, SFRAME_UW_DIRECTION);
+
+	/* RA */
+	if (rule.ra.kind == SFRAME_LOC_CFA) {
+		if (!sframe_uw_read(state, cfa + rule.ra.offset, &ra))
+			return sframe_uw_stop(state, SFRAME_UW_STACK);
+	} else if (rule.ra.kind == SFRAME_LOC_SAME && SFRAME_ARCH_HAS_LR) {
+		/* Only the interrupted frame has a known LR. */
+		if (!state->lr_valid)
+			return sframe_uw_stop(state, SFRAME_UW_LR);
+		ra = state->lr;
+	} else {
+		return sframe_uw_stop(state, SFRAME_UW_RA);
+	}
+
+	/* FP */
+	fp = state->fp;
+	if (rule.fp.kind == SFRAME_LOC_CFA &&
+	    !sframe_uw_read(state, cfa + rule.fp.offset, &fp))
+		return sframe_uw_stop(state, SFRAME_UW_STACK);
+
+	/* A frame without stack (CFA == SP) must not repeat forever. */
+	if (cfa == state->sp && !state->exact)
+		return sframe_uw_stop(state, SFRAME_UW_DIRECTION);
+	if (!sframe_uw_consume(state, cfa))
+		return sframe_uw_stop(state, SFRAME_UW_STACK);
+
+	state->sp = cfa + rule.sp_from_cfa;
+	state->fp = fp;
+	state->pc = sframe_arch_recover_ra(state, ra, cfa + rule.ra.offset);
+	state->exact = false;
+	state->lr_valid = false;
+	state->regs = NULL;
+	if (!state->pc)
+		return sframe_uw_stop(state, SFRAME_UW_RA);
+	if (!kernel_text_address(state->pc))
+		return sframe_uw_stop(state, SFRAME_UW_NOT_TEXT);
+	return true;
+}
+EXPORT_SYMBOL_GPL(sframe_unwind_next);
+NOKPROBE_SYMBOL(sframe_unwind_next);
+
+/**
+ * sframe_unwind_start() - start a walk
+ * @state: the walk to initialise
+ * @task: the task to walk; current, or one that is blocked (not running)
+ *        and whose stack the caller pinned (try_get_task_stack())
+ * @regs: start at this exception frame (current task only), or NULL
+ *
+ * Without @regs, a walk of current starts in this function's caller and a
+ * walk of a blocked task at the PC it will resume at.
+ */
+noinline void sframe_unwind_start(struct sframe_unwind_state *state,
+				  struct task_struct *task,
+				  struct pt_regs *regs)
+{
+	unsigned long pc, sp, fp;
+
+	memset(state, 0, sizeof(*state));
+	state->task = task;
+	state->reliable = true;
+	state->graph_idx = 0;
+	sframe_arch_init_stacks(state);
+
+	if (regs) {
+		sframe_arch_start_regs(state, regs);
+		if (!sframe_uw_on_stack(state, state->sp, 0))
+			sframe_uw_stop(state, SFRAME_UW_STACK);
+		return;
+	}
+	if (task != current) {
+		sframe_arch_start_blocked(state);
+		if (!sframe_uw_on_stack(state, state->sp, 0))
+			sframe_uw_stop(state, SFRAME_UW_STACK);
+		return;
+	}
+
+	/* Here, then one step out to our caller. */
+	sframe_arch_here(pc, sp, fp);
+	state->pc = pc;
+	state->sp = sp;
+	state->fp = fp;
+	state->exact = true;
+	if (!sframe_uw_on_stack(state, sp, 0))
+		sframe_uw_stop(state, SFRAME_UW_STACK);
+	else
+		sframe_unwind_next(state);
+	state->frames = 0;
+}
+EXPORT_SYMBOL_GPL(sframe_unwind_start);
+NOKPROBE_SYMBOL(sframe_unwind_start);
+
+/**
+ * sframe_stack_walk_state() - walk a stack, report each PC, keep the state
+ * @consume_entry: called with each PC, innermost first; false stops
+ * @cookie: its argument
+ * @task: the task (see sframe_unwind_start())
+ * @regs: exception frame to start at, or NULL
+ * @state: the walk, for the caller to inspect afterwards
+ *
+ * Without @regs, a walk of current starts at this function's caller.
+ *
+ * Return: 0 if the walk reached the task's final frame reliably,
+ * -EINVAL otherwise (including when @consume_entry stopped it).
+ */
+noinline int sframe_stack_walk_state(stack_trace_consume_fn consume_entry,
+				     void *cookie, struct task_struct *task,
+				     struct pt_regs *regs,
+				     struct sframe_unwind_state *state)
+{
+	sframe_unwind_start(state, task, regs);
+	/* For current, sframe_unwind_start() stopped in this function. */
+	if (!regs && task == current && !state->stopped)
+		sframe_unwind_next(state);
+	while (!state->stopped && !state->done) {
+		if (!consume_entry(cookie, state->pc))
+			return -EINVAL;
+		sframe_unwind_next(state);
+	}
+	return state->done && state->reliable ? 0 : -EINVAL;
+}
+EXPORT_SYMBOL_GPL(sframe_stack_walk_state);
+NOKPROBE_SYMBOL(sframe_stack_walk_state);
+
+/**
+ * sframe_stack_walk() - best-effort stack trace (arch_stack_walk())
+ * @consume_entry: called with each PC, innermost first; false stops
+ * @cookie: its argument
+ * @task: the task
+ * @regs: exception frame to start at (current only), or NULL
+ *
+ * Frames without SFrame are followed with frame pointers where the
+ * architecture keeps them; the result is not guaranteed to be complete.
+ */
+noinline void sframe_stack_walk(stack_trace_consume_fn consume_entry,
+				void *cookie, struct task_struct *task,
+				struct pt_regs *regs)
+{
+	struct sframe_unwind_state state;
+
+	if (regs && task != current)
+		return;
+	sframe_stack_walk_state(consume_entry, cookie, task, regs, &state);
+}
+EXPORT_SYMBOL_GPL(sframe_stack_walk);
+NOKPROBE_SYMBOL(sframe_stack_walk);
+
+/**
+ * sframe_stack_walk_reliable() - reliable stack trace (livepatch)
+ * @consume_entry: called with each PC, innermost first; false stops
+ * @cookie: its argument
+ * @task: current, or a blocked task whose stack is pinned
+ *
+ * Follows Documentation/livepatch/reliable-stacktrace.rst: succeeds only
+ * when every PC was kernel text described by SFrame or an annotation,
+ * every exception boundary was an annotated one, every read stayed on the
+ * task's stacks, and the walk ended at the task's final frame.
+ *
+ * Return: 0 with the complete trace reported, or -EINVAL.
+ */
+noinline int sframe_stack_walk_reliable(stack_trace_consume_fn consume_entry,
+					void *cookie, struct task_struct *task)
+{
+	struct sframe_unwind_state state;
+
+	return sframe_stack_walk_state(consume_entry, cookie, task, NULL,
+				       &state);
+}
+EXPORT_SYMBOL_GPL(sframe_stack_walk_reliable);
+NOKPROBE_SYMBOL(sframe_stack_walk_reliable);

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the generic SFrame unwinder (unwind.c) needs from an architecture:
+ * unwind_x86_64.c and unwind_arm64.c implement it.
+ */
+#ifndef _SFRAME_UNWIND_ARCH_H
+#define _SFRAME_UNWIND_ARCH_H
+
+#include <sframe/unwind.h>
+
+/* DWARF numbers of the stack and frame pointer, as SFrame rules name them. */
+#ifdef CONFIG_X86_64
+#define SFRAME_ARCH_SP_REG	7
+#define SFRAME_ARCH_FP_REG	6
+#define SFRAME_ARCH_HAS_LR	0
+#elif defined(CONFIG_ARM64)
+#define SFRAME_ARCH_SP_REG	31
+#define SFRAME_ARCH_FP_REG	29
+#define SFRAME_ARCH_HAS_LR	1
+#endif
+
+/* Fill state->stacks with the stacks @state->task may be walked on. */
+void sframe_arch_init_stacks(struct sframe_unwind_state *state);
+
+/* Start at the blocked task's switch frame (pc, sp, fp). */
+void sframe_arch_start_blocked(struct sframe_unwind_state *state);
+
+/* Start (or continue after a boundary) at an exception frame. */
+void sframe_arch_start_regs(struct sframe_unwind_state *state,
+			    struct pt_regs *regs);
+
+/*
+ * Turn the return address @ra, read from @slot (its stack address; on arm64
+ * the caller's frame record, state->fp, is used instead), into the address
+ * the function returns to: strip pointer authentication, undo function-graph
+ * tracing and kretprobe return trampolines.
+ */
+unsigned long sframe_arch_recover_ra(struct sframe_unwind_state *state,
+				     unsigned long ra, unsigned long slot);
+
+/* Is @regs, found at a pt_regs annotation, the task's last frame? */
+bool sframe_arch_final_regs(struct sframe_unwind_state *state,
+			    struct pt_regs *regs);
+
+/* Capture the caller-visible pc, sp and fp at this point of the caller. */
+#ifdef CONFIG_X86_64
+#define sframe_arch_here(pc, sp, fp)					\
+	asm volatile("lea (%%rip), %0\n\t"				\
+		     "mov %%rsp, %1\n\t"				\
+		     "mov %%rbp, %2\n\t"				\
+		     : "=r" (pc), "=r" (sp), "=r" (fp))
+#elif defined(CONFIG_ARM64)
+#define sframe_arch_here(pc, sp, fp)					\
+	asm volatile("adr %0, .\n\t"					\
+		     "mov %1, sp\n\t"					\
+		     "mov %2, x29\n\t"					\
+		     : "=r" (pc), "=r" (sp), "=r" (fp))
+#endif
+
+#endif /* _SFRAME_UNWIND_ARCH_H */

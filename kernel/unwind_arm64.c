@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The SFrame kernel stack unwinder: arm64 part.
+ *
+ * Stacks as in arch/arm64/kernel/stacktrace.c: the task stack; for current
+ * in a non-preemptible context the IRQ and overflow stacks, in NMI context
+ * the SDEI stacks, and the EFI runtime stack while in EFI.
+ */
+#include <linux/efi.h>
+#include <linux/ftrace.h>
+#include <linux/kprobes.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <asm/efi.h>
+#include <asm/pointer_auth.h>
+#include <asm/stacktrace.h>
+#include "unwind_arch.h"
+
+asmlinkage void ret_from_fork(void);
+
+static void sframe_arm64_add(struct sframe_unwind_state *state,
+			     struct stack_info info)
+{
+	if (!info.low || state->nr_stacks >= SFRAME_UNWIND_MAX_STACKS)
+		return;
+	state->stacks[state->nr_stacks].low = info.low;
+	state->stacks[state->nr_stacks++].high = info.high;
+}
+
+/**
+ * sframe_arch_init_stacks() - the stacks a walk of state->task may use
+ * @state: the walk
+ */
+void sframe_arch_init_stacks(struct sframe_unwind_state *state)
+{
+	struct task_struct *task = state->task;
+
+	state->nr_stacks = 0;
+	sframe_arm64_add(state, stackinfo_get_task(task));
+	if (task != current)
+		return;
+	if (!preemptible()) {
+		sframe_arm64_add(state, stackinfo_get_irq());
+		sframe_arm64_add(state, stackinfo_get_overflow());
+	}
+	if (in_nmi()) {
+		sframe_arm64_add(state, stackinfo_get_sdei_normal());
+		sframe_arm64_add(state, stackinfo_get_sdei_critical());
+	}
+#ifdef CONFIG_EFI
+	if (current_in_efi())
+		sframe_arm64_add(state, stackinfo_get_efi());
+#endif
+}
+
+/**
+ * sframe_arch_start_blocked() - start at a blocked task's switch frame
+ * @state: the walk
+ */
+void sframe_arch_start_blocked(struct sframe_unwind_state *state)
+{
+	struct task_struct *task = state->task;
+
+	state->pc = ptrauth_strip_insn_pac(thread_saved_pc(task));
+	state->sp = thread_saved_sp(task);
+	state->fp = thread_saved_fp(task);
+	/* A task that never ran starts at the first byte of ret_from_fork. */
+	state->exact = state->pc == (unsigned long)ret_from_fork;
+}
+
+/**
+ * sframe_arch_start_regs() - continue at an exception frame
+ * @state: the walk
+ * @regs: the saved registers of the interrupted context
+ *
+ * The interrupted function may not have saved its return address yet: LR
+ * is valid for this one frame.
+ */
+void sframe_arch_start_regs(struct sframe_unwind_state *state,
+			    struct pt_regs *regs)
+{
+	state->pc = READ_ONCE_NOCHECK(regs->pc);
+	state->sp = READ_ONCE_NOCHECK(regs->sp);
+	state->fp = READ_ONCE_NOCHECK(regs->regs[29]);
+	state->lr = ptrauth_strip_insn_pac(READ_ONCE_NOCHECK(regs->regs[30]));
+	state->lr_valid = true;
+	state->regs = regs;
+	state->exact = true;
+}
+
+/**
+ * sframe_arch_recover_ra() - the real return address
+ * @state: the walk, with state->fp already the caller's frame pointer
+ * @ra: the value read from the stack or LR
+ * @slot: where it was read (unused: arm64 keys return hooks by FP)
+ *
+ * Return: @ra without its pointer authentication code, and with the address
+ * function-graph tracing or a kretprobe replaced.
+ */
+unsigned long sframe_arch_recover_ra(struct sframe_unwind_state *state,
+				     unsigned long ra, unsigned long slot)
+{
+	struct task_struct *task = state->task;
+
+	ra = ptrauth_strip_insn_pac(ra);
+#ifdef CONFIG_FUNCTION_GRAPH_TRACER
+	if (task->ret_stack && ra == (unsigned long)return_to_handler)
+		ra = ftrace_graph_ret_addr(task, NULL, ra, (void *)state->fp);
+#endif
+#ifdef CONFIG_KRETPROBES
+	if (is_kretprobe_trampoline(ra))
+		ra = kretprobe_find_ret_addr(task, (void *)state->fp,
+					     &state->kr_cur);
+#endif
+	return ra;
+}
+
+/**
+ * sframe_arch_final_regs() - is this the task's last frame?
+ * @state: the walk
+ * @regs: registers found at a pt_regs annotation
+ *
+ * Return: true for the pt_regs at the top of the task stack (user tasks,
+ * kthreads and idle tasks all start there).
+ */
+bool sframe_arch_final_regs(struct sframe_unwind_state *state,
+			    struct pt_regs *regs)
+{
+	return regs == task_pt_regs(state->task);
+}

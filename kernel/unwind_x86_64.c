@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The SFrame kernel stack unwinder: x86_64 part.
+ *
+ * Stacks: the task stack and, for current, this CPU's IRQ stack.  The IST
+ * exception stacks (NMI, #DB, #MC, #DF) are not walked: those entries are
+ * not annotated, so a walk that meets them stops there as unreliable.
+ */
+#include <linux/ftrace.h>
+#include <linux/kprobes.h>
+#include <linux/rethook.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <asm/irq_stack.h>
+#include <asm/processor.h>
+#include <asm/switch_to.h>
+#include "unwind_arch.h"
+
+/**
+ * sframe_arch_init_stacks() - the stacks a walk of state->task may use
+ * @state: the walk
+ */
+void sframe_arch_init_stacks(struct sframe_unwind_state *state)
+{
+	struct task_struct *task = state->task;
+	unsigned long base = (unsigned long)task_stack_page(task);
+	unsigned int n = 0;
+
+	state->stacks[n].low = base;
+	state->stacks[n++].high = base + THREAD_SIZE;
+	if (task == current) {
+		/* hardirq_stack_ptr points to the topmost word of the stack. */
+		unsigned long top = (unsigned long)this_cpu_read(hardirq_stack_ptr);
+
+		if (top) {
+			top += sizeof(long);
+			state->stacks[n].low = top - IRQ_STACK_SIZE;
+			state->stacks[n++].high = top;
+		}
+	}
+	state->nr_stacks = n;
+}
+
+/**
+ * sframe_arch_start_blocked() - start at a blocked task's switch frame
+ * @state: the walk
+ */
+void sframe_arch_start_blocked(struct sframe_unwind_state *state)
+{
+	struct inactive_task_frame *frame;
+
+	frame = (struct inactive_task_frame *)state->task->thread.sp;
+	state->sp = (unsigned long)(frame + 1);
+	state->fp = READ_ONCE_NOCHECK(frame->bp);
+	state->pc = READ_ONCE_NOCHECK(frame->ret_addr);
+	/* A task that never ran starts at the first byte of ret_from_fork. */
+	state->exact = state->pc == (unsigned long)ret_from_fork;
+}
+
+/**
+ * sframe_arch_start_regs() - continue at an exception frame
+ * @state: the walk
+ * @regs: the saved registers of the interrupted context
+ */
+void sframe_arch_start_regs(struct sframe_unwind_state *state,
+			    struct pt_regs *regs)
+{
+	state->pc = READ_ONCE_NOCHECK(regs->ip);
+	state->sp = READ_ONCE_NOCHECK(regs->sp);
+	state->fp = READ_ONCE_NOCHECK(regs->bp);
+	state->regs = regs;
+	state->exact = true;
+}
+
+/**
+ * sframe_arch_recover_ra() - the real return address
+ * @state: the walk
+ * @ra: the value read from the stack
+ * @slot: where it was read
+ *
+ * Return: @ra, or the address function-graph tracing or a kretprobe
+ * (rethook) replaced.
+ */
+unsigned long sframe_arch_recover_ra(struct sframe_unwind_state *state,
+				     unsigned long ra, unsigned long slot)
+{
+	ra = ftrace_graph_ret_addr(state->task, &state->graph_idx, ra,
+				   (unsigned long *)slot);
+#ifdef CONFIG_RETHOOK
+	if (is_rethook_trampoline(ra))
+		ra = rethook_find_ret_addr(state->task, slot, &state->kr_cur);
+#endif
+	return ra;
+}
+
+/**
+ * sframe_arch_final_regs() - is this the task's last frame?
+ * @state: the walk
+ * @regs: registers found at a pt_regs annotation
+ *
+ * Return: true for the pt_regs at the top of the task stack: the user
+ * registers of a user task, the (empty) registers of a kthread.
+ */
+bool sframe_arch_final_regs(struct sframe_unwind_state *state,
+			    struct pt_regs *regs)
+{
+	return regs == task_pt_regs(state->task);
+}
