@@ -1298,7 +1298,7 @@ static void check_arm64(struct input *in)
 			if (rule.fp.kind == SFRAME_LOC_CFA &&
 			    (rule.ra.kind != SFRAME_LOC_CFA ||
 			     rule.ra.offset != rule.fp.offset + 8))
-				bad = "FP saved without RA at FP slot + 8";
+				bad = "FP saved, RA not at the FP slot + 8";
 			else if (rule.cfa.reg == in->sec.sp_reg &&
 				 rule.cfa.offset < 0)
 				bad = "CFA below SP";

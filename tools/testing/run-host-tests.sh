@@ -125,4 +125,8 @@ check "sframe-dump --lookup finds main's row" \
 check "sframe-dump --lookup reports a PC without FDE" \
 	bash -c "! $DUMP --lookup 0x10 $FX/x86_64/nofp/prog | grep -q SFRAME_E_NO_FDE || true; $DUMP --lookup 0x10 $FX/x86_64/nofp/prog | grep -q SFRAME_E_NO_FDE"
 check "kunit/sframe_fixtures.h is up to date with the fixtures" scripts/gen-kunit-fixtures.py --check
+
+# 7. sframe-verify: coverage, arm64 checks, exceptions, fixups, malformed
+#    input (the ORC comparison needs objtool: run-verify-kernel-tests.sh).
+tools/testing/run-verify-tests.sh
 exit 0

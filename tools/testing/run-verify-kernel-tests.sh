@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Tests of tools/sframe-verify that need ORC, i.e. objtool from an x86_64
+# kernel build:
+#
+#   tools/testing/run-verify-kernel-tests.sh [OBJTOOL]
+#
+# (default: build/kbuild-x86_64/tools/objtool/objtool).  Each pattern where
+# gas 2.40 SFrame is wrong in Linux 6.1 (inline-asm stack switch with and
+# without its SP_INDIRECT annotation, pushf; pop, iret-to-self) plus plain
+# wrong CFI is compiled here, given ORC by objtool as the kernel build does
+# (objtool --orc, scripts/Makefile.lib), and must be caught, classified,
+# and accepted when annotated or excepted; then --write-fixups on a small
+# linked vmlinux-like ELF.  Prints PASS/FAIL lines; skips cleanly without
+# objtool.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tools/testing/verify-lib.sh
+OBJTOOL=${1:-build/kbuild-x86_64/tools/objtool/objtool}
+V=${VERIFY:-tools/sframe-verify}
+SRC=tools/testing/verify
+T=build/host/verify-kernel
+if [ ! -x "$OBJTOOL" ]; then
+	echo "SKIP: sframe-verify ORC tests: no objtool at $OBJTOOL (build the x86_64 kernel first)"
+	exit 0
+fi
+if [ ! -x "$V" ]; then
+	make -s "$V" >/dev/null || { fail "sframe-verify ORC tests: $V builds"; exit 0; }
+fi
+rm -rf $T
+mkdir -p $T
+X86FLAGS="-O2 -fomit-frame-pointer -mno-red-zone -fno-pic -mcmodel=kernel -fno-stack-protector -fcf-protection=none -fasynchronous-unwind-tables -Wa,--gsframe -Iinclude"
+if ! gcc $X86FLAGS -c $SRC/x86-patterns.c -o $T/c.o ||
+   ! gcc -D__ASSEMBLY__ -Wa,--gsframe -Iinclude -c $SRC/x86-asm.S -o $T/asm.o ||
+   ! "$OBJTOOL" --orc $T/c.o || ! "$OBJTOOL" --orc $T/asm.o; then
+	fail "sframe-verify ORC tests: objects build and objtool --orc runs"
+	exit 0
+fi
+pass "sframe-verify ORC tests: objtool --orc on the test objects"
+
+expect "ORC present: SFrame compared with ORC" 1 '; ORC: [0-9]+ B compared' $V $T/c.o
+expect "stack switch without annotation: stack-switch, unknown" 1 \
+	'wrong: stack_switch\+0x[0-9a-f]+\.\.0x[0-9a-f]+ .*stack-switch: ORC CFA=\*\(sp\)\+16.*SFrame CFA=sp\+16.*: unknown' $V $T/c.o
+expect "stack switch with SFRAME_ANNOT_INLINE(SP_INDIRECT): known (annotated)" 1 \
+	'wrong: stack_switch_annotated\+.*stack-switch.*known \(annotated\)' $V --verbose $T/c.o
+expect "summary counts the annotated stack switch" 1 'stack-switch 12 B \[annotated 6\]' $V $T/c.o
+expect "pushf; pop: class pushf-pop, SFrame 8 short" 1 \
+	'wrong: pushf_pop\+0x[0-9a-f]+\.\.0x[0-9a-f]+ \(1 bytes\): pushf-pop: .*: unknown' $V $T/c.o
+expect "iret-to-self: class iret-to-self" 1 'wrong: iret_to_self\+.*iret-to-self: .*: unknown' $V $T/c.o
+expect "DRAP: uncovered (ORC only), class drap" 1 'uncovered: drap\+0x0\.\..*drap\]: unknown' $V $T/c.o
+expect "plain wrong CFI: class unknown" 1 'wrong: wrong_cfi\+0x1\.\.0x[0-9a-f]+ .*: unknown: ORC CFA=sp\+16.*SFrame CFA=sp\+24' $V $T/asm.o
+expect "--policy warn: exit 0 with unknown findings" 0 'pushf_pop.*unknown' $V --policy warn $T/c.o
+
+cat >$T/exc <<'EOT'
+x86_64 missing class:drap DRAP (test)
+x86_64 wrong class:pushf-pop pushf; pop (test)
+x86_64 wrong class:iret-to-self sync_core (test)
+x86_64 wrong class:stack-switch:stack_switch call_on_stack (test)
+EOT
+expect "exceptions accept the C patterns -> exit 0" 0 'unknown 0 B;.*unknown 0\)' $V --exceptions $T/exc $T/c.o
+expect "class exceptions do not accept plain wrong CFI" 1 'wrong_cfi.*unknown' $V --exceptions $T/exc $T/asm.o
+sed '/stack_switch/d' $T/exc >$T/exc2
+expect "an unannotated stack switch is unknown without its exception" 1 \
+	'wrong: stack_switch\+.*unknown' $V --exceptions $T/exc2 $T/c.o
+
+# --write-fixups with ORC: every wrong, unannotated range gets an entry
+LDS="-T $SRC/fixups.lds --defsym BASE=0xffffffff81000000 -e 0"
+if ! ld $LDS --defsym NSLOTS=8 $T/c.o $T/asm.o -o $T/vmlinux; then
+	fail "vmlinux-like test ELF links"
+	exit 0
+fi
+expect "linked ELF: ORC and SFrame found after ld" 1 'ORC: [0-9]+ B compared' $V $T/vmlinux
+cp $T/vmlinux $T/vmlinux.fix
+expect "--write-fixups: stack switch, pushf-pop, iret-to-self, wrong CFI (4 entries)" 0 \
+	'fixups 4 needed, 4 written, 4/8 slots free' $V --policy warn --write-fixups $T/vmlinux.fix
+got=$(annot_dump $T/vmlinux.fix | awk '$3 == 4 { print $1 }' | while read -r a; do
+	nm -n $T/vmlinux | awk -v a="$a" '$1 <= a { s = $3 } END { print s }'; done | sort | tr '\n' ' ')
+want="iret_to_self pushf_pop stack_switch wrong_cfi "
+[ "$got" = "$want" ] && pass "--write-fixups: UNRELIABLE entries in the right functions ($got)" ||
+	fail "--write-fixups: entries in '$got', want '$want'"
+if annot_dump $T/vmlinux.fix | awk '{print $1}' | sort -c 2>/dev/null; then
+	pass "--write-fixups: table sorted by address"
+else
+	fail "--write-fixups: table sorted by address"
+fi
+cp $T/vmlinux.fix $T/vmlinux.fix2
+expect "--write-fixups again: nothing to add" 0 'fixups 0 needed, 0 written, 4/8 slots free' \
+	$V --policy warn --write-fixups $T/vmlinux.fix2
+cmp -s $T/vmlinux.fix $T/vmlinux.fix2 && pass "--write-fixups is idempotent with ORC" ||
+	fail "--write-fixups is idempotent with ORC"
+
+# Real kernels, when built: no unknown finding with the checked-in exceptions.
+for k in build/kbuild-x86_64/vmlinux build/kbuild-arm64/vmlinux $(find build/kbuild-x86_64 build/kbuild-arm64 -name '*.ko' 2>/dev/null); do
+	[ -f "$k" ] || continue
+	expect "sframe-verify $k: no unknown findings" 0 '' \
+		$V --quiet --exceptions scripts/sframe-verify-exceptions "$k"
+done
+exit 0
