@@ -57,6 +57,7 @@ enum cls {
 	CLS_STACK_SWITCH,
 	CLS_PUSHF_POP,
 	CLS_IRET_TO_SELF,
+	CLS_ALT_PUSHF,
 	CLS_FTRACE_NOP,
 	CLS_DRAP,
 	CLS_FDE_MISMATCH,
@@ -71,6 +72,7 @@ static const char * const cls_names[CLS_MAX] = {
 	[CLS_STACK_SWITCH] = "stack-switch",
 	[CLS_PUSHF_POP] = "pushf-pop",
 	[CLS_IRET_TO_SELF] = "iret-to-self",
+	[CLS_ALT_PUSHF] = "alt-pushf",
 	[CLS_FTRACE_NOP] = "ftrace-nop",
 	[CLS_DRAP] = "drap",
 	[CLS_FDE_MISMATCH] = "fde-mismatch",
@@ -117,6 +119,8 @@ struct region {
 	const char *name;
 	uint64_t shndx;
 	int wrong;		/* has wrong bytes (function count) */
+	const struct region *alias;	/* symbols with the same bytes */
+	size_t nalias;
 };
 
 struct orc {
@@ -150,6 +154,7 @@ struct input {
 	u32 *index;
 	struct region *regs;
 	size_t nregs;
+	struct region *syms;	/* every code symbol, sorted (aliases) */
 	struct ival *allsyms;	/* every sized code symbol, sorted */
 	size_t nallsyms;
 	struct ivals rows;	/* bytes with an SFrame row, merged */
@@ -158,6 +163,9 @@ struct input {
 	size_t nbounds;
 	struct orc *orc;
 	size_t norc;
+	struct ival *alts;	/* .altinstructions: original instructions */
+	struct ival *alt_repl;	/* ... and their replacements */
+	size_t nalts;
 	struct annot *annots;
 	size_t nannots;
 	struct ivals annot_all, annot_ssi;
@@ -433,6 +441,19 @@ static void exc_resolve(struct input *in)
 	}
 }
 
+/* Does @glob match the name of the symbol of @r or of one of its aliases? */
+static int name_match(const char *glob, const struct region *r)
+{
+	size_t i;
+
+	if (!fnmatch(glob, r->name, 0))
+		return 1;
+	for (i = 0; i < r->nalias; i++)
+		if (!fnmatch(glob, r->alias[i].name, 0))
+			return 1;
+	return 0;
+}
+
 /* The exception that accepts a finding, or NULL. */
 static struct exception *exc_match(const struct input *in, enum exc_kind kind,
 				   const struct region *r, uint64_t lo,
@@ -448,7 +469,7 @@ static struct exception *exc_match(const struct input *in, enum exc_kind kind,
 			continue;
 		switch (e->pat) {
 		case PAT_GLOB:
-			ok = !fnmatch(e->arg, r->name, 0);
+			ok = name_match(e->arg, r);
 			break;
 		case PAT_SECTION:
 			ok = !strcmp(e->arg, in->f.secs[r->shndx].name);
@@ -458,7 +479,7 @@ static struct exception *exc_match(const struct input *in, enum exc_kind kind,
 			break;
 		case PAT_CLASS:
 			ok = e->cls == cls &&
-			     (!e->arg2 || !fnmatch(e->arg2, r->name, 0));
+			     (!e->arg2 || name_match(e->arg2, r));
 			break;
 		}
 		if (ok) {
@@ -531,6 +552,12 @@ static void load_symbols(struct input *in)
 	in->regs = xcalloc(na, sizeof(*in->regs));
 	for (k = 0; k < na; k++) {
 		struct region r = all[k];
+		size_t j = k;
+
+		while (j + 1 < na && all[j + 1].lo == r.lo && all[j + 1].hi == r.hi)
+			j++;
+		r.alias = all + k;
+		r.nalias = j - k + 1;
 
 		in->allsyms[k].lo = r.lo;
 		in->allsyms[k].hi = r.hi;
@@ -544,7 +571,7 @@ static void load_symbols(struct input *in)
 	}
 	in->nallsyms = na;
 	iv_merge(&in->symset);
-	free(all);
+	in->syms = all;
 }
 
 /* Region containing @a, or NULL. */
@@ -1121,6 +1148,67 @@ static int is_iret_to_self(const struct input *in, const struct region *r,
 	return 0;
 }
 
+/* x86_64 .altinstructions (struct alt_instr, 6.1: 12 bytes). */
+static void load_alts(struct input *in)
+{
+	int idx = elf_sec_find(&in->f, ".altinstructions"), nrel = 0;
+	const struct elf_sec *s;
+	const uint8_t *d;
+	const char *why;
+	uint64_t i, n;
+
+	if (idx < 0)
+		return;
+	s = &in->f.secs[idx];
+	d = elf_sec_data(&in->f, idx);
+	if (!d)
+		return;
+	if (in->f.type == ELF_ET_REL &&
+	    elf_apply_rela(&in->f, idx, &nrel, &why))
+		die(in->path, ".rela.altinstructions: %s", why);
+	n = s->size / 12;
+	in->alts = xcalloc(n, sizeof(*in->alts));
+	in->alt_repl = xcalloc(n, sizeof(*in->alt_repl));
+	for (i = 0; i < n; i++) {
+		const uint8_t *e = d + 12 * i;
+		uint64_t a = s->vaddr + 12 * i;
+
+		in->alts[i].lo = a + (int64_t)(int32_t)elf_get(&in->f, e, 4);
+		in->alts[i].hi = in->alts[i].lo + e[10];
+		in->alt_repl[i].lo = a + 4 +
+				     (int64_t)(int32_t)elf_get(&in->f, e + 4, 4);
+		in->alt_repl[i].hi = in->alt_repl[i].lo + e[11];
+	}
+	in->nalts = n;
+}
+
+/*
+ * An alternative whose replacement pushes the flags (smap_save(): "pushf;
+ * pop %0; clac", smap_restore(): "push %0; popf"): objtool describes the
+ * replacement's stack in ORC over the NOPs of the original, GCC's CFI
+ * cannot.  The range lies inside the original instruction, the replacement
+ * has a pushf (9c) or popf (9d), and SFrame's CFA is 8 short.
+ */
+static int is_alt_pushf(const struct input *in, uint64_t lo, uint64_t hi,
+			const struct orc *o, const struct sframe_rule *r)
+{
+	size_t i;
+
+	if (o->type != ORC_TYPE_CALL || r->cfa.offset != o->sp_off - 8)
+		return 0;
+	for (i = 0; i < in->nalts; i++) {
+		uint64_t n = in->alt_repl[i].hi - in->alt_repl[i].lo;
+		const uint8_t *b;
+
+		if (lo < in->alts[i].lo || hi > in->alts[i].hi)
+			continue;
+		b = text_bytes(in, in->alt_repl[i].lo, n);
+		if (b && (memchr(b, 0x9c, n) || memchr(b, 0x9d, n)))
+			return 1;
+	}
+	return 0;
+}
+
 /* Next boundary above @pc in a sorted array, or UINT64_MAX. */
 static uint64_t next_bound(const uint64_t *v, size_t n, uint64_t pc)
 {
@@ -1179,6 +1267,8 @@ static void check_orc(struct input *in)
 				c = CLS_PUSHF_POP;
 			else if (is_iret_to_self(in, r, pc, next))
 				c = CLS_IRET_TO_SELF;
+			else if (is_alt_pushf(in, pc, next, o, &rule))
+				c = CLS_ALT_PUSHF;
 			else
 				c = CLS_UNKNOWN;
 			in->st.wrong += next - pc;
@@ -1492,13 +1582,14 @@ static void summary(const struct input *in)
 		printf("; ORC: %" PRIu64 " B compared, agree %.3f%%, wrong %" PRIu64
 		       " B in %" PRIu64 " functions (stack-switch %" PRIu64
 		       " B [annotated %" PRIu64 "], pushf-pop %" PRIu64
-		       ", iret-to-self %" PRIu64 ", unknown %" PRIu64
+		       ", iret-to-self %" PRIu64 ", alt-pushf %" PRIu64
+		       ", unknown %" PRIu64
 		       "), ORC only %" PRIu64 " B",
 		       t->compared, pct(t->agree, t->compared), t->wrong,
 		       t->wrong_funcs, t->cls_bytes[CLS_STACK_SWITCH],
 		       t->ss_annotated, t->cls_bytes[CLS_PUSHF_POP],
 		       t->cls_bytes[CLS_IRET_TO_SELF],
-		       t->cls_bytes[CLS_UNKNOWN], t->orc_only);
+		       t->cls_bytes[CLS_ALT_PUSHF], t->cls_bytes[CLS_UNKNOWN], t->orc_only);
 	else if (in->f.machine == ELF_EM_X86_64)
 		printf("; no ORC");
 	if (in->f.machine == ELF_EM_AARCH64)
@@ -1553,8 +1644,10 @@ static int verify(const char *path)
 	load_sframe(&in);
 	load_annots(&in);
 	load_symbols(&in);
-	if (in.f.machine == ELF_EM_X86_64)
+	if (in.f.machine == ELF_EM_X86_64) {
 		load_orc(&in);
+		load_alts(&in);
+	}
 	check_coverage(&in);
 	if (in.st.has_orc)
 		check_orc(&in);
@@ -1576,11 +1669,14 @@ static int verify(const char *path)
 		ret = 1;
 	free(in.index);
 	free(in.regs);
+	free(in.syms);
 	free(in.allsyms);
 	free(in.rows.v);
 	free(in.symset.v);
 	free(in.bounds);
 	free(in.orc);
+	free(in.alts);
+	free(in.alt_repl);
 	free(in.annots);
 	free(in.annot_all.v);
 	free(in.annot_ssi.v);
