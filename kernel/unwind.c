@@ -148,7 +148,7 @@ static void sframe_uw_annot_rule(const struct sframe_annot *a,
 
 /* Cross a pt_regs annotation: final frame, or continue at the regs. */
 static bool sframe_uw_regs(struct sframe_unwind_state *state,
-			   unsigned long addr)
+			   unsigned long addr, bool trap)
 {
 	struct pt_regs *regs = (struct pt_regs *)addr;
 
@@ -165,6 +165,9 @@ static bool sframe_uw_regs(struct sframe_unwind_state *state,
 	if (!sframe_uw_consume(state, addr + sizeof(*regs)))
 		return sframe_uw_stop(state, SFRAME_UW_STACK);
 	sframe_arch_start_regs(state, regs);
+	/* After a breakpoint trap the instruction at PC - 1 is yet to run. */
+	if (trap)
+		state->pc--;
 	/* The interrupted SP lies above the saved registers. */
 	if (!sframe_uw_on_stack(state, state->sp, 0))
 		return sframe_uw_stop(state, SFRAME_UW_STACK);
@@ -221,7 +224,8 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 	if (a) {
 		switch (a->type) {
 		case SFRAME_ANNOT_REGS:
-			return sframe_uw_regs(state, sp + a->off);
+			return sframe_uw_regs(state, sp + a->off,
+					      a->flags & SFRAME_ANNOT_F_TRAP);
 		case SFRAME_ANNOT_END:
 			if (is_idle_task(state->task)) {
 				state->done = true;

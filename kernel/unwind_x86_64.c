@@ -48,8 +48,16 @@ void sframe_arch_init_stacks(struct sframe_unwind_state *state)
 void sframe_arch_start_blocked(struct sframe_unwind_state *state)
 {
 	struct inactive_task_frame *frame;
+	unsigned long sp = state->task->thread.sp;
 
-	frame = (struct inactive_task_frame *)state->task->thread.sp;
+	/* The switch frame must lie on the task stack before it is read. */
+	if (sp < state->stacks[0].low || sp > state->stacks[0].high ||
+	    state->stacks[0].high - sp < sizeof(*frame) ||
+	    !IS_ALIGNED(sp, sizeof(long))) {
+		state->sp = 0;
+		return;
+	}
+	frame = (struct inactive_task_frame *)sp;
 	state->sp = (unsigned long)(frame + 1);
 	state->fp = READ_ONCE_NOCHECK(frame->bp);
 	state->pc = READ_ONCE_NOCHECK(frame->ret_addr);

@@ -42,6 +42,11 @@
 #define SFRAME_ANNOT_F_RA_SAVED		0x1	/* RA at CFA + ra_off, else in LR */
 #define SFRAME_ANNOT_F_FP_SAVED		0x2	/* FP at CFA + fp_off, else kept */
 
+/* Flags of an SFRAME_ANNOT_REGS entry. */
+#define SFRAME_ANNOT_F_TRAP		0x4	/* saved PC is 1 byte past a trap
+						 * (x86 int3): the interrupted
+						 * instruction is at PC - 1 */
+
 /* Size of one entry in bytes. */
 #define SFRAME_ANNOT_SIZE		16
 
@@ -93,7 +98,7 @@
  * @off: SP offset (REGS, SP_INDIRECT) or CFA offset (RULE)
  * @ra_off: RULE: return address at CFA + @ra_off (SFRAME_ANNOT_F_RA_SAVED)
  * @fp_off: RULE: caller's frame pointer at CFA + @fp_off (..._F_FP_SAVED)
- * @flags: RULE: SFRAME_ANNOT_F_*
+ * @flags: SFRAME_ANNOT_F_* (RULE: RA/FP saved; REGS: trap)
  *
  * All fields are in the byte order of the target.
  */

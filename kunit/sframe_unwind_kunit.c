@@ -1,0 +1,636 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit suite of the SFrame kernel unwinder (kernel/unwind.c).
+ *
+ * Known chains of noinline functions are unwound from a parked kthread,
+ * from kprobe handlers at every instruction of a chain (across the int3 /
+ * BRK exception entry), and from a timer interrupt that lands in a spinning
+ * chain.  The traces must be exact and reliable; on x86_64 they must equal
+ * ORC's for every task, on arm64 the frame-pointer unwinder's.  Corrupted
+ * stacks must give an error and nothing worse.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/stacktrace.h>
+#include <sframe/kernel.h>
+#include <sframe/unwind.h>
+#ifdef CONFIG_X86_64
+#include <asm/insn.h>
+#endif
+#include "sframe_kunit.h"
+
+#define SFU_MAX		64
+
+asmlinkage void ret_from_fork(void);
+
+#ifdef CONFIG_X86_64
+void arch_stack_walk_orc(stack_trace_consume_fn consume_entry, void *cookie,
+			 struct task_struct *task, struct pt_regs *regs);
+int arch_stack_walk_reliable_orc(stack_trace_consume_fn consume_entry,
+				 void *cookie, struct task_struct *task);
+#define SFU_REF_NAME	"ORC"
+#else
+void arch_stack_walk_fp(stack_trace_consume_fn consume_entry, void *cookie,
+			struct task_struct *task, struct pt_regs *regs);
+#define SFU_REF_NAME	"frame pointers"
+#endif
+
+struct sfu_trace {
+	unsigned long e[SFU_MAX];
+	unsigned int n;
+	bool overflow;
+};
+
+static bool sfu_store(void *cookie, unsigned long addr)
+{
+	struct sfu_trace *t = cookie;
+
+	if (t->n >= SFU_MAX) {
+		t->overflow = true;
+		return false;
+	}
+	t->e[t->n++] = addr;
+	return true;
+}
+
+/* ---- the chains ------------------------------------------------------ */
+
+struct sfu_ctx {
+	int mode;
+	struct completion ready, release;
+	atomic_t fired;
+	volatile int sink;
+};
+
+enum { SFU_PARK, SFU_SPIN, SFU_PROBE };
+
+static noinline int sfu_leaf(struct sfu_ctx *c)
+{
+	switch (c->mode) {
+	case SFU_PARK:
+		complete(&c->ready);
+		wait_for_completion(&c->release);
+		break;
+	case SFU_SPIN:
+		while (!atomic_read(&c->fired))
+			cpu_relax();
+		break;
+	default:
+		c->sink++;
+		break;
+	}
+	return c->sink;
+}
+
+static noinline int sfu_func3(struct sfu_ctx *c)
+{
+	int r = sfu_leaf(c);
+
+	barrier_data(&r);
+	return r + 3;
+}
+
+static noinline int sfu_func2(struct sfu_ctx *c)
+{
+	int r = sfu_func3(c);
+
+	barrier_data(&r);
+	return r + 2;
+}
+
+static noinline int sfu_func1(struct sfu_ctx *c)
+{
+	int r = sfu_func2(c);
+
+	barrier_data(&r);
+	return r * 5 + 1;
+}
+
+static void *const sfu_chain[] = { sfu_leaf, sfu_func3, sfu_func2, sfu_func1 };
+
+static bool sfu_in(unsigned long addr, void *func)
+{
+	unsigned long start, size;
+
+	return sframe_kunit_symbol(addr, &start, &size) &&
+	       start == (unsigned long)func;
+}
+
+/* Is @addr inside the function called @name (kallsyms)? */
+static bool sfu_named(unsigned long addr, const char *name)
+{
+	char buf[KSYM_SYMBOL_LEN];
+	size_t len = strlen(name);
+
+	sprint_symbol(buf, addr);
+	return !strncmp(buf, name, len) && buf[len] == '+';
+}
+
+/*
+ * Index in @t of @chain[0], with @chain[1..] following in order, or -1.
+ * @from: first index to consider.
+ */
+static int sfu_find_chain(const struct sfu_trace *t, unsigned int from,
+			  void *const *chain, unsigned int len)
+{
+	unsigned int i, k;
+
+	for (i = from; i + len <= t->n; i++) {
+		for (k = 0; k < len; k++)
+			if (!sfu_in(t->e[i + k], chain[k]))
+				break;
+		if (k == len)
+			return i;
+	}
+	return -1;
+}
+
+static void sfu_print(struct kunit *test, const char *what,
+		      const struct sfu_trace *t)
+{
+	unsigned int i;
+
+	kunit_info(test, "%s (%u entries%s):\n", what, t->n,
+		   t->overflow ? ", truncated" : "");
+	for (i = 0; i < t->n; i++)
+		kunit_info(test, "  %pS\n", (void *)t->e[i]);
+}
+
+/* ---- (a) a parked kthread -------------------------------------------- */
+
+static int sfu_thread_fn(void *arg)
+{
+	struct sfu_ctx *c = arg;
+
+	c->sink = sfu_func1(c);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ);
+	return 0;
+}
+
+static struct task_struct *sfu_park(struct kunit *test, struct sfu_ctx *c)
+{
+	struct task_struct *task;
+
+	c->mode = SFU_PARK;
+	init_completion(&c->ready);
+	init_completion(&c->release);
+	task = kthread_run(sfu_thread_fn, c, "sfu_parked");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	get_task_struct(task);
+	wait_for_completion(&c->ready);
+	/* Until it sleeps in wait_for_completion(). */
+	while (!wait_task_inactive(task, TASK_UNINTERRUPTIBLE))
+		msleep(1);
+	return task;
+}
+
+static void sfu_unpark(struct sfu_ctx *c, struct task_struct *task)
+{
+	complete(&c->release);
+	kthread_stop(task);
+	put_task_struct(task);
+}
+
+static int sfu_walk_task(struct task_struct *task, struct sfu_trace *t,
+			 struct sframe_unwind_state *st)
+{
+	int ret = -EBUSY;
+
+	memset(t, 0, sizeof(*t));
+	if (!try_get_task_stack(task))
+		return -ESRCH;
+	if (!task_curr(task) || task == current)
+		ret = sframe_stack_walk_state(sfu_store, t, task, NULL, st);
+	put_task_stack(task);
+	return ret;
+}
+
+static void sfu_test_parked(struct kunit *test)
+{
+	struct sframe_unwind_state st;
+	struct sfu_trace t, ref = { };
+	struct task_struct *task;
+	struct sfu_ctx *c;
+	int ret, at;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	task = sfu_park(test, c);
+
+	ret = sfu_walk_task(task, &t, &st);
+	sfu_print(test, "parked kthread, SFrame", &t);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "walk unreliable: %s",
+			    sframe_unwind_strerror(st.error));
+	KUNIT_EXPECT_TRUE(test, st.done);
+	at = sfu_find_chain(&t, 0, sfu_chain, ARRAY_SIZE(sfu_chain));
+	KUNIT_EXPECT_GE_MSG(test, at, 0, "chain leaf..func1 not found in order");
+	if (at >= 0) {
+		void *const rest[] = { sfu_thread_fn };
+
+		KUNIT_EXPECT_EQ_MSG(test, sfu_find_chain(&t, at + 4, rest, 1),
+				    at + 4, "func1 not called from the thread");
+		KUNIT_EXPECT_TRUE(test, at + 5 < t.n &&
+				  sfu_named(t.e[at + 5], "kthread"));
+	}
+	/* The final frame: ret_from_fork's pt_regs ends the walk. */
+	KUNIT_EXPECT_TRUE(test, t.n && sfu_in(t.e[t.n - 1], ret_from_fork));
+	KUNIT_EXPECT_PTR_EQ(test, st.regs, task_pt_regs(task));
+
+	/* The same as the reference unwinder. */
+#ifdef CONFIG_X86_64
+	ret = arch_stack_walk_reliable_orc(sfu_store, &ref, task);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+#else
+	arch_stack_walk_fp(sfu_store, &ref, task, NULL);
+#endif
+	sfu_print(test, "parked kthread, " SFU_REF_NAME, &ref);
+	KUNIT_EXPECT_EQ(test, t.n, ref.n);
+	KUNIT_EXPECT_EQ(test, memcmp(t.e, ref.e, sizeof(long) * min(t.n, ref.n)), 0);
+
+	sfu_unpark(c, task);
+}
+
+/* ---- (d) every task against the reference unwinder ------------------- */
+
+struct sfu_cmp {
+	struct sfu_trace ours, ref;
+	struct sframe_unwind_state st;
+	int ret, ref_ret;
+};
+
+static int sfu_cmp_task(struct task_struct *task, void *arg)
+{
+	struct sfu_cmp *c = arg;
+
+	memset(&c->ours, 0, sizeof(c->ours));
+	memset(&c->ref, 0, sizeof(c->ref));
+	if (task_curr(task))
+		return -EBUSY;
+	c->ret = sframe_stack_walk_state(sfu_store, &c->ours, task, NULL,
+					 &c->st);
+#ifdef CONFIG_X86_64
+	c->ref_ret = arch_stack_walk_reliable_orc(sfu_store, &c->ref, task);
+#else
+	arch_stack_walk_fp(sfu_store, &c->ref, task, NULL);
+	c->ref_ret = 0;
+#endif
+	return 0;
+}
+
+static void sfu_test_all_tasks(struct kunit *test)
+{
+	struct task_struct *g, *task, **tasks;
+	unsigned int n = 0, max = 1024, i, same = 0, reliable = 0, busy = 0;
+	struct sfu_cmp *c;
+
+	tasks = kunit_kcalloc(test, max, sizeof(*tasks), GFP_KERNEL);
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tasks);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+
+	rcu_read_lock();
+	for_each_process_thread(g, task) {
+		if (n < max && task != current) {
+			get_task_struct(task);
+			tasks[n++] = task;
+		}
+	}
+	rcu_read_unlock();
+
+	for (i = 0; i < n; i++) {
+		task = tasks[i];
+		if (!try_get_task_stack(task)) {
+			put_task_struct(task);
+			continue;
+		}
+		if (task_call_func(task, sfu_cmp_task, c)) {
+			busy++;
+		} else {
+			bool eq = c->ours.n == c->ref.n &&
+				  !memcmp(c->ours.e, c->ref.e,
+					  c->ours.n * sizeof(long));
+
+			reliable += !c->ret;
+			KUNIT_EXPECT_EQ_MSG(test, c->ret, 0,
+					    "%s/%d: unreliable: %s", task->comm,
+					    task->pid,
+					    sframe_unwind_strerror(c->st.error));
+			if (!c->ref_ret && eq) {
+				same++;
+			} else {
+				KUNIT_FAIL(test, "%s/%d: differs from " SFU_REF_NAME,
+					   task->comm, task->pid);
+				sfu_print(test, "ours", &c->ours);
+				sfu_print(test, SFU_REF_NAME, &c->ref);
+			}
+		}
+		put_task_stack(task);
+		put_task_struct(task);
+	}
+	kunit_info(test, "%u tasks: %u reliable, %u equal to " SFU_REF_NAME ", %u running (skipped)\n",
+		   n, reliable, same, busy);
+	KUNIT_EXPECT_GT(test, same, 0U);
+}
+
+/* ---- (c) a timer interrupt in a spinning chain ----------------------- */
+
+struct sfu_timer {
+	struct hrtimer timer;
+	struct sfu_ctx *c;
+	struct sfu_trace t;
+	struct sframe_unwind_state st;
+	int ret;
+};
+
+static enum hrtimer_restart sfu_timer_fn(struct hrtimer *h)
+{
+	struct sfu_timer *tm = container_of(h, struct sfu_timer, timer);
+
+	tm->ret = sframe_stack_walk_state(sfu_store, &tm->t, current, NULL,
+					  &tm->st);
+	atomic_set(&tm->c->fired, 1);
+	return HRTIMER_NORESTART;
+}
+
+static void sfu_test_irq(struct kunit *test)
+{
+	struct sfu_timer *tm;
+	struct sfu_ctx *c;
+	int at;
+
+	tm = kunit_kzalloc(test, sizeof(*tm), GFP_KERNEL);
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tm);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->mode = SFU_SPIN;
+	tm->c = c;
+	hrtimer_init(&tm->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	tm->timer.function = sfu_timer_fn;
+	hrtimer_start(&tm->timer, ms_to_ktime(20), HRTIMER_MODE_REL_HARD);
+	sfu_func1(c);
+	hrtimer_cancel(&tm->timer);
+
+	sfu_print(test, "timer interrupt in a spinning chain", &tm->t);
+	KUNIT_EXPECT_EQ_MSG(test, tm->ret, 0, "walk unreliable: %s",
+			    sframe_unwind_strerror(tm->st.error));
+	KUNIT_EXPECT_TRUE(test, tm->st.done);
+	/* Below the boundary: exactly the interrupted chain. */
+	at = sfu_find_chain(&tm->t, 0, sfu_chain, ARRAY_SIZE(sfu_chain));
+	KUNIT_EXPECT_GE_MSG(test, at, 1, "interrupted chain not found in order");
+	if (at >= 1) {
+		void *const rest[] = { sfu_test_irq };
+
+		KUNIT_EXPECT_EQ(test, sfu_find_chain(&tm->t, at + 4, rest, 1),
+				at + 4);
+	}
+}
+
+/* ---- (b) a kprobe at every instruction of a chain -------------------- */
+
+struct sfu_probe {
+	struct kprobe kp;
+	struct sfu_trace t;
+	struct sframe_unwind_state st;
+	int ret;
+	bool hit;
+};
+
+static int sfu_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct sfu_probe *sp = container_of(p, struct sfu_probe, kp);
+
+	if (sp->hit)
+		return 0;
+	sp->hit = true;
+	sp->ret = sframe_stack_walk_state(sfu_store, &sp->t, current, NULL,
+					  &sp->st);
+	return 0;
+}
+
+/* A post handler keeps the probe an int3/BRK trap (no optimisation). */
+static void sfu_post(struct kprobe *p, struct pt_regs *regs,
+		     unsigned long flags)
+{
+}
+
+static unsigned int sfu_insn_len(unsigned long addr)
+{
+#ifdef CONFIG_X86_64
+	struct insn insn;
+
+	if (insn_decode_kernel(&insn, (void *)addr) < 0 || !insn.length)
+		return 1;
+	return insn.length;
+#else
+	return 4;
+#endif
+}
+
+static void sfu_test_kprobes(struct kunit *test)
+{
+	unsigned int f, ok = 0, refused = 0, ftrace = 0, bad = 0, total = 0;
+	struct sfu_probe *sp;
+	struct sfu_ctx *c;
+
+	sp = kunit_kzalloc(test, sizeof(*sp), GFP_KERNEL);
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sp);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->mode = SFU_PROBE;
+
+	for (f = 0; f < ARRAY_SIZE(sfu_chain); f++) {
+		unsigned long start, size, addr;
+
+		KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol((unsigned long)sfu_chain[f],
+							    &start, &size));
+		for (addr = start; addr < start + size; addr += sfu_insn_len(addr)) {
+			int err, at;
+
+			total++;
+			memset(sp, 0, sizeof(*sp));
+			sp->kp.addr = (kprobe_opcode_t *)addr;
+			sp->kp.pre_handler = sfu_pre;
+			sp->kp.post_handler = sfu_post;
+			err = register_kprobe(&sp->kp);
+			if (err) {
+				refused++;
+				kunit_info(test, "kprobe refused at %pS: %d\n",
+					   (void *)addr, err);
+				continue;
+			}
+			if (kprobe_ftrace(&sp->kp)) {
+				/* An ftrace call site: no trap to cross. */
+				ftrace++;
+				unregister_kprobe(&sp->kp);
+				continue;
+			}
+			sfu_func1(c);
+			unregister_kprobe(&sp->kp);
+			if (!sp->hit) {
+				/* e.g. padding after the function's end */
+				refused++;
+				kunit_info(test, "kprobe at %pS not hit\n",
+					   (void *)addr);
+				continue;
+			}
+			/* The interrupted PC, then exactly the callers. */
+			at = sfu_find_chain(&sp->t, 0, sfu_chain + f,
+					    ARRAY_SIZE(sfu_chain) - f);
+			if (sp->ret || at < 1 || sp->t.e[at] != addr) {
+				bad++;
+				KUNIT_FAIL(test, "kprobe at %pS: %s, chain at %d",
+					   (void *)addr,
+					   sp->ret ? sframe_unwind_strerror(sp->st.error) :
+					   "reliable", at);
+				if (bad <= 3)
+					sfu_print(test, "trace", &sp->t);
+				continue;
+			}
+			ok++;
+		}
+	}
+	kunit_info(test, "%u instructions: %u probed and exact+reliable, %u refused/not hit, %u ftrace sites, %u wrong\n",
+		   total, ok, refused, ftrace, bad);
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+	KUNIT_EXPECT_GT(test, ok, 0U);
+}
+
+/* ---- (e) kretprobe on the chain -------------------------------------- */
+
+static int sfu_kret_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return 0;
+}
+
+static void sfu_test_kretprobe(struct kunit *test)
+{
+	struct kretprobe *rp;
+	struct sframe_unwind_state st;
+	struct task_struct *task;
+	struct sfu_trace t;
+	struct sfu_ctx *c;
+	int ret;
+
+	rp = kunit_kcalloc(test, 2, sizeof(*rp), GFP_KERNEL);
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rp);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	rp[0].kp.addr = (kprobe_opcode_t *)sfu_func2;
+	rp[1].kp.addr = (kprobe_opcode_t *)sfu_func3;
+	rp[0].handler = rp[1].handler = sfu_kret_handler;
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp[0]), 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp[1]), 0);
+
+	task = sfu_park(test, c);
+	ret = sfu_walk_task(task, &t, &st);
+	sfu_print(test, "parked kthread, kretprobes on func2 and func3", &t);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "walk unreliable: %s",
+			    sframe_unwind_strerror(st.error));
+	KUNIT_EXPECT_GE(test, sfu_find_chain(&t, 0, sfu_chain,
+					     ARRAY_SIZE(sfu_chain)), 0);
+	sfu_unpark(c, task);
+	unregister_kretprobe(&rp[1]);
+	unregister_kretprobe(&rp[0]);
+}
+
+/* ---- (f) corrupted stacks --------------------------------------------- */
+
+static void sfu_test_corrupt(struct kunit *test)
+{
+	unsigned long *stack, *slot = NULL, saved, end;
+	struct sframe_unwind_state st;
+	struct task_struct *task;
+	struct sfu_trace t;
+	struct sfu_ctx *c;
+	unsigned int i;
+	const struct {
+		const char *what;
+		unsigned long val;
+	} bad[] = {
+		{ "return address 0", 0 },
+		{ "return address not text", (unsigned long)&jiffies },
+		{ "return address into the leaf (loop)", (unsigned long)sfu_leaf + 1 },
+		{ "fake boundary (ret_from_fork)", (unsigned long)ret_from_fork + 4 },
+		{ "return address -1", ~0UL },
+	};
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	task = sfu_park(test, c);
+
+	/* The slot holding func2's return address into func1. */
+#ifdef CONFIG_X86_64
+	stack = (unsigned long *)task->thread.sp;
+#else
+	stack = (unsigned long *)thread_saved_sp(task);
+#endif
+	end = (unsigned long)task_stack_page(task) + THREAD_SIZE;
+	for (; (unsigned long)stack < end; stack++) {
+		if (sfu_in(*stack, sfu_func1) && *stack != (unsigned long)sfu_func1) {
+			slot = stack;
+			break;
+		}
+	}
+	KUNIT_ASSERT_NOT_NULL(test, slot);
+	saved = *slot;
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		int ret;
+
+		*slot = bad[i].val;
+		ret = sfu_walk_task(task, &t, &st);
+		kunit_info(test, "%s: %d (%s) after %u frames\n", bad[i].what,
+			   ret, sframe_unwind_strerror(st.error), t.n);
+		KUNIT_EXPECT_NE_MSG(test, ret, 0, "%s", bad[i].what);
+	}
+	*slot = saved;
+
+#ifdef CONFIG_X86_64
+	{
+		unsigned long sp = task->thread.sp;
+
+		task->thread.sp = 0x1000;
+		KUNIT_EXPECT_NE(test, sfu_walk_task(task, &t, &st), 0);
+		task->thread.sp = (unsigned long)&jiffies;
+		KUNIT_EXPECT_NE(test, sfu_walk_task(task, &t, &st), 0);
+		task->thread.sp = sp;
+	}
+#else
+	{
+		unsigned long sp = task->thread.cpu_context.sp;
+
+		task->thread.cpu_context.sp = 0x1000;
+		KUNIT_EXPECT_NE(test, sfu_walk_task(task, &t, &st), 0);
+		task->thread.cpu_context.sp = sp;
+	}
+#endif
+	/* Restored: reliable again. */
+	KUNIT_EXPECT_EQ(test, sfu_walk_task(task, &t, &st), 0);
+	sfu_unpark(c, task);
+}
+
+static struct kunit_case sframe_unwind_cases[] = {
+	KUNIT_CASE(sfu_test_parked),
+	KUNIT_CASE(sfu_test_irq),
+	KUNIT_CASE(sfu_test_kprobes),
+	KUNIT_CASE(sfu_test_kretprobe),
+	KUNIT_CASE(sfu_test_corrupt),
+	KUNIT_CASE(sfu_test_all_tasks),
+	{}
+};
+
+static struct kunit_suite sframe_unwind_suite = {
+	.name = "sframe_unwind",
+	.test_cases = sframe_unwind_cases,
+};
+kunit_test_suite(sframe_unwind_suite);
+
+MODULE_LICENSE("GPL");
