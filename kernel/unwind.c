@@ -247,6 +247,9 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 		sframe_uw_annot_rule(a, &rule);
 	} else {
 		err = sframe_kernel_find(lookup, &rule);
+		if (err && state->exact &&
+		    sframe_arch_entry_rule(state, lookup, &rule))
+			err = 0;
 		if (err) {
 			if (!kernel_text_address(state->pc))
 				return sframe_uw_stop(state, SFRAME_UW_NOT_TEXT);
@@ -267,7 +270,10 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 	cfa = base + rule.cfa.offset;
 	if (rule.cfa.deref && !sframe_uw_read(state, cfa, &cfa))
 		return sframe_uw_stop(state, SFRAME_UW_STACK);
-	if (cfa < sp || !IS_ALIGNED(cfa, sizeof(long)))
+	if (!IS_ALIGNED(cfa, sizeof(long)))
+		return sframe_uw_stop(state, SFRAME_UW_DIRECTION);
+	/* Below SP only across a stack switch (then on another stack). */
+	if (cfa < sp && cfa >= state->stack.low && cfa <= state->stack.high)
 		return sframe_uw_stop(state, SFRAME_UW_DIRECTION);
 
 	/* RA */

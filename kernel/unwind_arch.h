@@ -38,6 +38,14 @@ void sframe_arch_start_regs(struct sframe_unwind_state *state,
 unsigned long sframe_arch_recover_ra(struct sframe_unwind_state *state,
 				     unsigned long ra, unsigned long slot);
 
+/*
+ * The rule for an interrupted @pc that has no SFrame row but is known to
+ * run before a function's first row (arm64: the patchable-entry NOPs ahead
+ * of the FDE).  Return: true with @rule filled.
+ */
+bool sframe_arch_entry_rule(struct sframe_unwind_state *state,
+			    unsigned long pc, struct sframe_rule *rule);
+
 /* Is @regs, found at a pt_regs annotation, the task's last frame? */
 bool sframe_arch_final_regs(struct sframe_unwind_state *state,
 			    struct pt_regs *regs);

@@ -12,8 +12,10 @@
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <asm/efi.h>
+#include <asm/insn.h>
 #include <asm/pointer_auth.h>
 #include <asm/stacktrace.h>
+#include <sframe/kernel.h>
 #include "unwind_arch.h"
 
 asmlinkage void ret_from_fork(void);
@@ -113,6 +115,36 @@ unsigned long sframe_arch_recover_ra(struct sframe_unwind_state *state,
 					     &state->kr_cur);
 #endif
 	return ra;
+}
+
+/**
+ * sframe_arch_entry_rule() - rule for a PC ahead of a function's rows
+ * @state: the walk
+ * @pc: the interrupted PC
+ * @rule: result
+ *
+ * With ftrace, functions begin with two patchable NOPs and their FDE starts
+ * after them (function + 8).  Nothing has touched the stack there yet: when
+ * @pc is one or two instructions before an FDE whose first row is the
+ * entry rule (CFA = SP, RA in LR), that rule applies to @pc as well.
+ *
+ * Return: true with @rule filled.
+ */
+bool sframe_arch_entry_rule(struct sframe_unwind_state *state,
+			    unsigned long pc, struct sframe_rule *rule)
+{
+	unsigned long off;
+
+	for (off = AARCH64_INSN_SIZE; off <= 2 * AARCH64_INSN_SIZE;
+	     off += AARCH64_INSN_SIZE) {
+		if (sframe_kernel_find(pc + off, rule) ||
+		    rule->func_start != pc + off || rule->fre_start ||
+		    rule->cfa.reg != SFRAME_ARCH_SP_REG || rule->cfa.offset ||
+		    rule->ra.kind != SFRAME_LOC_SAME)
+			continue;
+		return true;
+	}
+	return false;
 }
 
 /**

@@ -102,6 +102,22 @@ unsigned long sframe_arch_recover_ra(struct sframe_unwind_state *state,
 }
 
 /**
+ * sframe_arch_entry_rule() - rule for a PC ahead of a function's rows
+ * @state: the walk
+ * @pc: the interrupted PC
+ * @rule: result
+ *
+ * x86_64 FDEs start at the function's first byte: there is no such PC.
+ *
+ * Return: false.
+ */
+bool sframe_arch_entry_rule(struct sframe_unwind_state *state,
+			    unsigned long pc, struct sframe_rule *rule)
+{
+	return false;
+}
+
+/**
  * sframe_arch_final_regs() - is this the task's last frame?
  * @state: the walk
  * @regs: registers found at a pt_regs annotation
