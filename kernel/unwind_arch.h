@@ -6,6 +6,7 @@
 #ifndef _SFRAME_UNWIND_ARCH_H
 #define _SFRAME_UNWIND_ARCH_H
 
+#include <sframe/sframe.h>
 #include <sframe/unwind.h>
 
 /* DWARF numbers of the stack and frame pointer, as SFrame rules name them. */

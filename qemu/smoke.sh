@@ -28,5 +28,26 @@ for ko in /lib/modules-test/*.ko; do
 	check "$mod: module .sframe not rejected" sh -c "! dmesg | grep -q '$mod: .sframe rejected'"
 done
 
+# Livepatch end to end (x86_64): the kernel's sample patch loads, the
+# transition completes (every task passed a reliable stack check, which our
+# unwinder provides), the patched function runs, and the patch is removed.
+klp_wait() {
+	i=0
+	while [ "$(cat /sys/kernel/livepatch/livepatch_sample/transition 2>/dev/null)" != 0 ]; do
+		i=$((i + 1))
+		[ $i -le 300 ] || return 1
+		sleep 0.1
+	done
+}
+if [ -e /lib/livepatch/livepatch-sample.ko ]; then
+	check "livepatch: insmod livepatch-sample" insmod /lib/livepatch/livepatch-sample.ko
+	check "livepatch: transition completes" klp_wait
+	check "livepatch: patched cmdline_proc_show runs" grep -q 'this has been live patched' /proc/cmdline
+	check "livepatch: disable" sh -c 'echo 0 > /sys/kernel/livepatch/livepatch_sample/enabled'
+	check "livepatch: unpatch transition completes" sh -c 'i=0; while [ -e /sys/kernel/livepatch/livepatch_sample ]; do i=$((i+1)); [ $i -le 300 ] || exit 1; sleep 0.1; done'
+	check "livepatch: original cmdline back" sh -c '! grep -q "this has been live patched" /proc/cmdline'
+	check "livepatch: rmmod livepatch-sample" rmmod livepatch_sample
+fi
+
 # Anything that looks like a kernel splat fails the run.
 check "dmesg clean" sh -c '! dmesg | grep -E "Oops|BUG:|WARNING:|KASAN|Call Trace"'

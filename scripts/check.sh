@@ -41,7 +41,8 @@ stage kernel-deps scripts/deps.sh
 stage kernel-prepare scripts/prepare-kernel.sh
 for arch in x86_64 arm64; do
 	stage "kernel-$arch" scripts/build-kernel.sh $arch &&
-	stage "vmlinux-sframe-$arch" scripts/check-vmlinux-sframe.sh $arch
+	stage "vmlinux-sframe-$arch" scripts/check-vmlinux-sframe.sh $arch &&
+	stage "sframe-verify-$arch" scripts/verify-kernel.sh $arch
 done
 stage lint scripts/lint.sh
 for arch in x86_64 arm64; do

@@ -50,6 +50,11 @@ EOT
 	while read -r ko; do
 		echo "file /lib/modules-test/${ko##*/} $OUT/$ko 644 0 0"
 	done
+	# the kernel's livepatch sample (x86_64: CONFIG_SAMPLE_LIVEPATCH=m)
+	if grep -qx 'samples/livepatch/livepatch-sample.k\?o' "$OUT/modules.order"; then
+		echo "dir /lib/livepatch 755 0 0"
+		echo "file /lib/livepatch/livepatch-sample.ko $OUT/samples/livepatch/livepatch-sample.ko 644 0 0"
+	fi
 } >"$tmp/list"
 
 "$gen" "$tmp/list" | gzip -9n >"$cpio_out"

@@ -35,6 +35,7 @@ int sframe_elf_find(struct sframe_blob *b, int relocate, const char **why);
 #define ELF_EM_AARCH64		183
 #define ELF_ET_REL		1
 #define ELF_ET_EXEC		2
+#define ELF_ET_DYN		3
 #define ELF_SHF_WRITE		0x1
 #define ELF_SHF_ALLOC		0x2
 #define ELF_SHF_EXECINSTR	0x4

@@ -1498,7 +1498,7 @@ static int do_fixups(struct input *in)
 		in->st.fix_free += slot_free(d + (a - s->vaddr));
 	if (!opt_fixups)
 		return 0;
-	if (in->f.type != ELF_ET_EXEC)
+	if (in->f.type != ELF_ET_EXEC && in->f.type != ELF_ET_DYN)
 		die(in->path, "--write-fixups works on a linked vmlinux only");
 	if (in->st.nfix > in->st.fix_free) {
 		fprintf(stderr, "%s: %s: --write-fixups: %" PRIu64
