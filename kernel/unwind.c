@@ -94,7 +94,8 @@ static bool sframe_uw_on_stack(struct sframe_unwind_state *state,
 		if (n->low && addr >= n->low && addr + size <= n->high) {
 			*s = *n;
 			/* Never again: stack transitions are one-way. */
-			n->low = n->high = 0;
+			n->low = 0;
+			n->high = 0;
 			return true;
 		}
 	}
@@ -352,7 +353,7 @@ noinline void sframe_unwind_start(struct sframe_unwind_state *state,
 	}
 
 	/* Here, then one step out to our caller. */
-	sframe_arch_here(pc, sp, fp);
+	sframe_arch_here(&pc, &sp, &fp);
 	state->pc = pc;
 	state->sp = sp;
 	state->fp = fp;

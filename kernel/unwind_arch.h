@@ -51,19 +51,22 @@ bool sframe_arch_entry_rule(struct sframe_unwind_state *state,
 bool sframe_arch_final_regs(struct sframe_unwind_state *state,
 			    struct pt_regs *regs);
 
-/* Capture the caller-visible pc, sp and fp at this point of the caller. */
+/* Capture pc, sp and fp at this point of the (always inlining) caller. */
+static __always_inline void sframe_arch_here(unsigned long *pc,
+					     unsigned long *sp,
+					     unsigned long *fp)
+{
 #ifdef CONFIG_X86_64
-#define sframe_arch_here(pc, sp, fp)					\
-	asm volatile("lea (%%rip), %0\n\t"				\
-		     "mov %%rsp, %1\n\t"				\
-		     "mov %%rbp, %2\n\t"				\
-		     : "=r" (pc), "=r" (sp), "=r" (fp))
+	asm volatile("lea (%%rip), %0\n\t"
+		     "mov %%rsp, %1\n\t"
+		     "mov %%rbp, %2\n\t"
+		     : "=r" (*pc), "=r" (*sp), "=r" (*fp));
 #elif defined(CONFIG_ARM64)
-#define sframe_arch_here(pc, sp, fp)					\
-	asm volatile("adr %0, .\n\t"					\
-		     "mov %1, sp\n\t"					\
-		     "mov %2, x29\n\t"					\
-		     : "=r" (pc), "=r" (sp), "=r" (fp))
+	asm volatile("adr %0, .\n\t"
+		     "mov %1, sp\n\t"
+		     "mov %2, x29\n\t"
+		     : "=r" (*pc), "=r" (*sp), "=r" (*fp));
 #endif
+}
 
 #endif /* _SFRAME_UNWIND_ARCH_H */

@@ -67,7 +67,7 @@ struct sfu_ctx {
 	int mode;
 	struct completion ready, release;
 	atomic_t fired;
-	volatile int sink;
+	int sink;
 };
 
 enum { SFU_PARK, SFU_SPIN, SFU_PROBE };
@@ -84,10 +84,10 @@ static noinline int sfu_leaf(struct sfu_ctx *c)
 			cpu_relax();
 		break;
 	default:
-		c->sink++;
+		WRITE_ONCE(c->sink, READ_ONCE(c->sink) + 1);
 		break;
 	}
-	return c->sink;
+	return READ_ONCE(c->sink);
 }
 
 static noinline int sfu_func3(struct sfu_ctx *c)
@@ -189,7 +189,7 @@ static struct task_struct *sfu_park(struct kunit *test, struct sfu_ctx *c)
 	wait_for_completion(&c->ready);
 	/* Until it sleeps in wait_for_completion(). */
 	while (!wait_task_inactive(task, TASK_UNINTERRUPTIBLE))
-		msleep(1);
+		usleep_range(1000, 2000);
 	return task;
 }
 
@@ -336,8 +336,8 @@ static void sfu_test_all_tasks(struct kunit *test)
 		put_task_stack(task);
 		put_task_struct(task);
 	}
-	kunit_info(test, "%u tasks: %u reliable, %u equal to " SFU_REF_NAME ", %u running (skipped)\n",
-		   n, reliable, same, busy);
+	kunit_info(test, "%u tasks: %u reliable, %u equal to %s, %u running (skipped)\n",
+		   n, reliable, same, SFU_REF_NAME, busy);
 	KUNIT_EXPECT_GT(test, same, 0U);
 }
 
@@ -526,7 +526,8 @@ static void sfu_test_kretprobe(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	rp[0].kp.addr = (kprobe_opcode_t *)sfu_func2;
 	rp[1].kp.addr = (kprobe_opcode_t *)sfu_func3;
-	rp[0].handler = rp[1].handler = sfu_kret_handler;
+	rp[0].handler = sfu_kret_handler;
+	rp[1].handler = sfu_kret_handler;
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp[0]), 0);
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp[1]), 0);
 
@@ -631,6 +632,7 @@ static struct kunit_suite sframe_unwind_suite = {
 	.name = "sframe_unwind",
 	.test_cases = sframe_unwind_cases,
 };
+
 kunit_test_suite(sframe_unwind_suite);
 
 MODULE_LICENSE("GPL");

@@ -43,9 +43,8 @@
 #define SFRAME_ANNOT_F_FP_SAVED		0x2	/* FP at CFA + fp_off, else kept */
 
 /* Flags of an SFRAME_ANNOT_REGS entry. */
-#define SFRAME_ANNOT_F_TRAP		0x4	/* saved PC is 1 byte past a trap
-						 * (x86 int3): the interrupted
-						 * instruction is at PC - 1 */
+/* The saved PC is 1 byte past a trap (x86 int3): the instruction is at PC - 1. */
+#define SFRAME_ANNOT_F_TRAP		0x4
 
 /* Size of one entry in bytes. */
 #define SFRAME_ANNOT_SIZE		16
