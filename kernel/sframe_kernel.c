@@ -80,7 +80,12 @@ static int sframe_annot_prepare(struct sframe_annot *tab, size_t n,
 {
 	size_t i, used = 0;
 
-	sort(tab, n, sizeof(*tab), sframe_annot_cmp, sframe_annot_swap);
+	/* vmlinux's table comes sorted from the verifier: leave it alone. */
+	for (i = 1; i < n; i++)
+		if (sframe_annot_cmp(&tab[i - 1], &tab[i]) > 0)
+			break;
+	if (i < n)
+		sort(tab, n, sizeof(*tab), sframe_annot_cmp, sframe_annot_swap);
 	for (i = 0; i < n && tab[i].type; i++, used++) {
 		unsigned long start = sframe_annot_start(&tab[i]);
 
@@ -115,17 +120,6 @@ sframe_annot_search(const struct sframe_annot_table *t, unsigned long pc)
 	return pc - sframe_annot_start(a) < a->len ? a : NULL;
 }
 
-/**
- * sframe_annot_addr() - the first address an annotation entry describes
- * @a: an entry returned by sframe_annot_find()
- *
- * Return: the run-time address of the entry's first byte.
- */
-unsigned long sframe_annot_addr(const struct sframe_annot *a)
-{
-	return sframe_annot_start(a);
-}
-EXPORT_SYMBOL_GPL(sframe_annot_addr);
 
 static LIST_HEAD(sframe_modules);
 static DEFINE_MUTEX(sframe_modules_lock);

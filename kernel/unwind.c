@@ -116,8 +116,8 @@ static bool sframe_uw_read(struct sframe_unwind_state *state,
 static bool sframe_uw_consume(struct sframe_unwind_state *state,
 			      unsigned long sp)
 {
-	if (!sframe_uw_on_stack(state, sp, 0) || sp == state->stack.high)
-		return sp == state->stack.high;
+	if (!sframe_uw_on_stack(state, sp, 0))
+		return false;
 	state->stack.low = sp;
 	return true;
 }
@@ -336,7 +336,6 @@ noinline void sframe_unwind_start(struct sframe_unwind_state *state,
 	memset(state, 0, sizeof(*state));
 	state->task = task;
 	state->reliable = true;
-	state->graph_idx = 0;
 	sframe_arch_init_stacks(state);
 
 	if (regs) {

@@ -15,7 +15,9 @@
  *    linked it writes an SFRAME_ANNOT_UNRELIABLE entry for every range where
  *    the SFrame rows are known to be wrong (and not annotated) into the
  *    reserved tail of the same table, then sorts the whole table by address
- *    (like scripts/sorttable does for ORC and the exception table).
+ *    (like scripts/sorttable does for ORC and the exception table).  The
+ *    kernel sorts a table that is not sorted yet (modules, or a vmlinux
+ *    built without the verifier) when it registers it.
  *
  * The unwinder consults the table before the SFrame rows: an annotation
  * wins over SFrame, and an UNRELIABLE range makes the walk unreliable.

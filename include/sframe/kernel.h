@@ -27,7 +27,6 @@ struct sframe_annot_table {
 
 const struct sframe_section *sframe_vmlinux_section(void);
 const struct sframe_annot *sframe_annot_find(unsigned long pc);
-unsigned long sframe_annot_addr(const struct sframe_annot *a);
 const struct sframe_section *sframe_module_section(struct module *mod);
 int sframe_kernel_find(unsigned long pc, struct sframe_rule *rule);
 int sframe_table_init(struct sframe_section *sec, u32 **index,
