@@ -120,7 +120,6 @@ sframe_annot_search(const struct sframe_annot_table *t, unsigned long pc)
 	return pc - sframe_annot_start(a) < a->len ? a : NULL;
 }
 
-
 static LIST_HEAD(sframe_modules);
 static DEFINE_MUTEX(sframe_modules_lock);
 
