@@ -37,6 +37,7 @@ struct sframe_module_table {
 	struct sframe_section sec;
 	u32 *index;
 	struct sframe_annot_table annot;
+	struct sframe_annot_table fixups;
 };
 
 static unsigned long sframe_annot_start(const struct sframe_annot *a)
@@ -132,7 +133,9 @@ static DEFINE_MUTEX(sframe_modules_lock);
  * @addr: its run-time address
  * @module: the section comes from a module: binutils 2.40 (SFrame v1)
  *          leaves PC-relative start addresses there after relocation
- *          although the header does not say so
+ *          although the header does not say so; and the assembler's
+ *          "sorted" flag describes the object's sections, which the
+ *          loader places apart (.text, .init.text), so it is ignored
  *
  * Return: 0, or a negative SFRAME_E_* code (or -SFRAME_E_INDEX when the
  * index cannot be allocated: the section is then usable unindexed).
@@ -150,12 +153,21 @@ int sframe_table_init(struct sframe_section *sec, u32 **index,
 		err = sframe_open(sec, data, size, addr, SFRAME_OPEN_PCREL);
 	if (err)
 		return err;
+	if (module)
+		sec->flags &= ~SFRAME_F_FDE_SORTED;
 	err = sframe_validate(sec, NULL, NULL);
 	if (err)
 		return err;
 	err = sframe_index_size(sec, SFRAME_KERNEL_INDEX_SHIFT, &nwords);
 	if (err)
 		return err;
+	/*
+	 * The index has a word per 256 bytes of the text between the lowest
+	 * and highest FDE: a module's init text far from its core text would
+	 * make it large.  Small sections are fast enough without.
+	 */
+	if (module && nwords > 64 + 8 * sec->num_fdes)
+		return 0;
 	*index = kvmalloc_array(nwords, sizeof(u32), GFP_KERNEL);
 	if (!*index)
 		return -SFRAME_E_INDEX;
@@ -251,7 +263,10 @@ const struct sframe_annot *sframe_annot_find(unsigned long pc)
 	rcu_read_lock();
 	list_for_each_entry_rcu(t, &sframe_modules, list) {
 		if (within_module(pc, t->mod)) {
+			/* A source annotation wins over a verifier fixup. */
 			a = sframe_annot_search(&t->annot, pc);
+			if (!a)
+				a = sframe_annot_search(&t->fixups, pc);
 			break;
 		}
 	}
@@ -340,6 +355,59 @@ static bool sframe_within_module(unsigned long addr, void *arg)
 	return within_module(addr, arg);
 }
 
+/*
+ * Turn a module's verifier fixups (.sframe_fixup: FDE-relative, see
+ * struct sframe_annot_fixup) into UNRELIABLE annotations, in place: the
+ * section lies in the module's memory, so the PC-relative offsets fit.
+ * Return the number of entries or a negative SFRAME_E_* code.
+ */
+static int sframe_fixups_convert(const struct sframe_section *sec,
+				 void *data, size_t size)
+{
+	struct sframe_annot_fixup *f = data;
+	size_t i, n = size / sizeof(*f);
+
+	if (size % sizeof(*f) || !IS_ALIGNED((unsigned long)data, 4))
+		return -SFRAME_E_INVAL;
+	for (i = 0; i < n; i++) {
+		struct sframe_annot *a = (struct sframe_annot *)&f[i];
+		struct sframe_annot_fixup x = f[i];
+		struct sframe_fde fde;
+		long delta;
+
+		if (x.type != SFRAME_ANNOT_UNRELIABLE || !x.len ||
+		    sframe_get_fde(sec, x.fde, &fde) || x.off >= fde.size ||
+		    fde.size - x.off < x.len)
+			return -SFRAME_E_INVAL;
+		delta = (long)(fde.start + x.off) - (long)&a->pc;
+		if (delta != (s32)delta)
+			return -SFRAME_E_INVAL;
+		memset(a, 0, sizeof(*a));
+		a->pc = delta;
+		a->len = x.len;
+		a->type = SFRAME_ANNOT_UNRELIABLE;
+	}
+	return n;
+}
+
+/* Check and sort an annotation table of module memory; NULL is empty. */
+static int sframe_module_annot(struct module *mod, const Elf_Shdr *s,
+			       struct sframe_annot_table *t)
+{
+	int used;
+
+	if (!s)
+		return 0;
+	used = sframe_annot_prepare((void *)s->sh_addr,
+				    s->sh_size / sizeof(struct sframe_annot),
+				    sframe_within_module, mod);
+	if (used < 0)
+		return used;
+	t->entries = (void *)s->sh_addr;
+	t->count = used;
+	return 0;
+}
+
 /**
  * sframe_module_init() - register a module's .sframe (module loader hook)
  * @mod: the module, relocated but not yet running
@@ -347,60 +415,68 @@ static bool sframe_within_module(unsigned long addr, void *arg)
  * @sechdrs: its section headers (sh_addr: address in module memory)
  * @secstrings: section names
  *
- * A module without .sframe, or with one that fails validation, is simply
- * not registered: its frames are then unknown to the unwinder.
+ * Besides .sframe, a module may carry .sframe_annot (annotations of its
+ * assembly) and .sframe_fixup (ranges the build-time verifier found
+ * SFrame wrong in).  A module without .sframe, or with any of the three
+ * malformed, is simply not registered: its frames are then unknown to the
+ * unwinder, so walks through them are not reliable.
  */
 void sframe_module_init(struct module *mod, const Elf_Ehdr *hdr,
 			const Elf_Shdr *sechdrs, const char *secstrings)
 {
-	const Elf_Shdr *s, *annot = NULL, *sframe = NULL;
+	const Elf_Shdr *s, *annot = NULL, *sframe = NULL, *fixup = NULL;
 	struct sframe_module_table *t;
+	const char *what = ".sframe";
 	int err;
 
 	for (s = sechdrs; s < sechdrs + hdr->e_shnum; s++) {
+		const char *name = secstrings + s->sh_name;
+
 		if (!(s->sh_flags & SHF_ALLOC))
 			continue;
-		if (!strcmp(secstrings + s->sh_name, ".sframe"))
+		if (!strcmp(name, ".sframe"))
 			sframe = s;
-		else if (!strcmp(secstrings + s->sh_name, ".sframe_annot"))
+		else if (!strcmp(name, ".sframe_annot"))
 			annot = s;
+		else if (!strcmp(name, SFRAME_FIXUP_SECTION))
+			fixup = s;
 	}
 	if (!sframe)
 		return;
-	s = sframe;
 
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return;
 	t->mod = mod;
-	err = sframe_table_init(&t->sec, &t->index, (void *)s->sh_addr,
-				s->sh_size, s->sh_addr, true);
+	err = sframe_table_init(&t->sec, &t->index, (void *)sframe->sh_addr,
+				sframe->sh_size, sframe->sh_addr, true);
+	/* Without index memory the section is still valid, only slower. */
 	if (!err || err == -SFRAME_E_INDEX)
 		err = sframe_module_check_starts(mod, &t->sec);
-	if (err && err != -SFRAME_E_INDEX) {
-		pr_warn("%s: .sframe rejected: %s (%s)\n", mod->name,
+	if (!err) {
+		what = ".sframe_annot";
+		err = sframe_module_annot(mod, annot, &t->annot);
+	}
+	if (!err && fixup) {
+		what = SFRAME_FIXUP_SECTION;
+		err = sframe_fixups_convert(&t->sec, (void *)fixup->sh_addr,
+					    fixup->sh_size);
+		if (err >= 0)
+			err = sframe_module_annot(mod, fixup, &t->fixups);
+	}
+	if (err) {
+		pr_warn("%s: %s rejected: %s (%s)\n", mod->name, what,
 			sframe_errname(err), sframe_strerror(err));
 		kvfree(t->index);
 		kfree(t);
 		return;
 	}
-	if (annot) {
-		err = sframe_annot_prepare((void *)annot->sh_addr,
-					   annot->sh_size / sizeof(struct sframe_annot),
-					   sframe_within_module, mod);
-		if (err < 0) {
-			pr_warn("%s: .sframe_annot rejected: malformed entry\n",
-				mod->name);
-		} else {
-			t->annot.entries = (void *)annot->sh_addr;
-			t->annot.count = err;
-		}
-	}
 	mutex_lock(&sframe_modules_lock);
 	list_add_rcu(&t->list, &sframe_modules);
 	mutex_unlock(&sframe_modules_lock);
-	pr_debug("%s: SFrame v%u, %u FDEs registered\n", mod->name,
-		 t->sec.version, t->sec.num_fdes);
+	pr_debug("%s: SFrame v%u, %u FDEs, %zu annotations, %zu fixups registered\n",
+		 mod->name, t->sec.version, t->sec.num_fdes, t->annot.count,
+		 t->fixups.count);
 }
 
 /**

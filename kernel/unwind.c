@@ -444,3 +444,47 @@ noinline int sframe_stack_walk_reliable(stack_trace_consume_fn consume_entry,
 }
 EXPORT_SYMBOL_GPL(sframe_stack_walk_reliable);
 NOKPROBE_SYMBOL(sframe_stack_walk_reliable);
+
+struct sframe_pinned {
+	int (*fn)(struct task_struct *task, void *arg);
+	void *arg;
+};
+
+static int sframe_pinned_call(struct task_struct *task, void *arg)
+{
+	struct sframe_pinned *p = arg;
+
+	if (task_curr(task))
+		return -EBUSY;
+	return p->fn(task, p->arg);
+}
+
+/**
+ * sframe_unwind_call_blocked() - call @fn while @task cannot run
+ * @task: a task other than current, or current
+ * @fn: called with @task and @arg; its return value is returned
+ * @arg: its argument
+ *
+ * For walking another task's stack reliably: the stack is pinned and the
+ * task is kept off the CPU (task_call_func()) while @fn runs, with
+ * interrupts disabled.  For current, @fn is simply called.
+ *
+ * Return: what @fn returned, -EBUSY if @task is running on a CPU, or
+ * -ESRCH if it has no stack any more.
+ */
+int sframe_unwind_call_blocked(struct task_struct *task,
+			       int (*fn)(struct task_struct *task, void *arg),
+			       void *arg)
+{
+	struct sframe_pinned p = { .fn = fn, .arg = arg };
+	int ret;
+
+	if (task == current)
+		return fn(task, arg);
+	if (!try_get_task_stack(task))
+		return -ESRCH;
+	ret = task_call_func(task, sframe_pinned_call, &p);
+	put_task_stack(task);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(sframe_unwind_call_blocked);

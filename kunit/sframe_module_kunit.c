@@ -2,12 +2,21 @@
 /*
  * KUnit, built as a module: the SFrame core on this module's own .sframe,
  * registered by the module loader after relocation.  The noinline chain
- * below gives functions whose FDEs and rows are known.
+ * below gives functions whose FDEs and rows are known.  With the unwinder
+ * built in, a kthread parked in a chain of this module's functions is
+ * unwound through the module's .sframe, before and after another module
+ * (loaded and unloaded with the usermode helper) changes the module list.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/kernel.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/sched/task_stack.h>
+#include <linux/umh.h>
 #include <sframe/kernel.h>
+#include <sframe/unwind.h>
 #include "sframe_kunit.h"
 
 static noinline int sframe_mod_leaf(int x)
@@ -43,7 +52,7 @@ static void sframe_module_registered(struct kunit *test)
 	KUNIT_EXPECT_GT(test, sec->num_fdes, 3U);
 	kunit_info(test, "module: SFrame v%u, %u FDEs, %u FREs, %s\n",
 		   sec->version, sec->num_fdes, sec->num_fres,
-		   sec->flags & SFRAME_F_FDE_SORTED ? "sorted" : "unsorted (indexed)");
+		   sec->blocks ? "indexed" : "unindexed (small)");
 }
 
 static void sframe_module_fdes_match_kallsyms(struct kunit *test)
@@ -112,10 +121,157 @@ static void sframe_module_lookups(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sframe_kernel_find(0, &r), -SFRAME_E_NO_FDE);
 }
 
+#ifdef CONFIG_SFRAME_UNWINDER
+/* ---- unwinding through the module's .sframe --------------------------- */
+
+static char *peer_ko = "/lib/modules-test/sframe_unwind_demo.ko";
+module_param(peer_ko, charp, 0444);
+MODULE_PARM_DESC(peer_ko, "another module to load and unload around the walks");
+
+#define SFM_MAX	48
+
+struct sfm_park {
+	struct completion ready, release;
+	unsigned long e[SFM_MAX];
+	unsigned int n;
+};
+
+static noinline int sfm_park_leaf(struct sfm_park *p)
+{
+	complete(&p->ready);
+	wait_for_completion(&p->release);
+	return READ_ONCE(p->n);
+}
+
+static noinline int sfm_park_mid(struct sfm_park *p)
+{
+	int r = sfm_park_leaf(p);
+
+	barrier_data(&r);
+	return r + 1;
+}
+
+static noinline int sfm_park_top(struct sfm_park *p)
+{
+	int r = sfm_park_mid(p);
+
+	barrier_data(&r);
+	return r * 3;
+}
+
+static int sfm_thread(void *arg)
+{
+	sfm_park_top(arg);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ);
+	return 0;
+}
+
+static bool sfm_store(void *cookie, unsigned long addr)
+{
+	struct sfm_park *p = cookie;
+
+	if (p->n >= SFM_MAX)
+		return false;
+	p->e[p->n++] = addr;
+	return true;
+}
+
+/* Walk @task reliably; expect leaf, mid, top, thread in order. */
+static void sfm_walk(struct kunit *test, struct sfm_park *p,
+		     struct task_struct *task, const char *when)
+{
+	void *const chain[] = { sfm_park_leaf, sfm_park_mid, sfm_park_top,
+				sfm_thread };
+	struct sframe_unwind_state st;
+	unsigned long sym, size;
+	unsigned int i, k;
+	struct sframe_rule r;
+	int ret;
+
+	p->n = 0;
+	ret = sframe_stack_walk_state(sfm_store, p, task, NULL, &st);
+	kunit_info(test, "%s: %u frames, %s\n", when, p->n,
+		   ret ? sframe_unwind_strerror(st.error) : "reliable");
+	for (i = 0; i < p->n; i++)
+		kunit_info(test, "  %pS\n", (void *)p->e[i]);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "%s: %s", when,
+			    sframe_unwind_strerror(st.error));
+	KUNIT_EXPECT_TRUE(test, st.done);
+	for (i = 0; i < p->n; i++)
+		if (sframe_kunit_symbol(p->e[i], &sym, &size) &&
+		    sym == (unsigned long)chain[0])
+			break;
+	KUNIT_ASSERT_LE_MSG(test, i + ARRAY_SIZE(chain), p->n,
+			    "%s: module chain not found", when);
+	for (k = 0; k < ARRAY_SIZE(chain); k++) {
+		unsigned long pc = p->e[i + k];
+
+		KUNIT_EXPECT_TRUE(test, sframe_kunit_symbol(pc, &sym, &size) &&
+				  sym == (unsigned long)chain[k]);
+		/* Found through this module's own .sframe. */
+		KUNIT_EXPECT_TRUE(test, within_module(pc, THIS_MODULE));
+		KUNIT_EXPECT_EQ(test, sframe_kernel_find(k ? pc - 1 : pc, &r), 0);
+		KUNIT_EXPECT_TRUE(test, within_module(r.func_start, THIS_MODULE));
+	}
+}
+
+static int sfm_umh(const char *prog, const char *arg)
+{
+	static char *envp[] = { "HOME=/", "PATH=/sbin:/bin:/usr/sbin:/usr/bin",
+				NULL };
+	char *argv[] = { (char *)prog, (char *)arg, NULL };
+
+	return call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
+}
+
+static void sframe_module_unwind(struct kunit *test)
+{
+	const char *name = kbasename(peer_ko);
+	char peer[MODULE_NAME_LEN];
+	struct task_struct *task;
+	struct sfm_park *p;
+	int loaded, ret;
+
+	strscpy(peer, name, sizeof(peer));
+	if (strchr(peer, '.'))
+		*strchr(peer, '.') = '\0';
+	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	init_completion(&p->ready);
+	init_completion(&p->release);
+	task = kthread_run(sfm_thread, p, "sfm_parked");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	get_task_struct(task);
+	wait_for_completion(&p->ready);
+	while (!wait_task_inactive(task, TASK_UNINTERRUPTIBLE))
+		usleep_range(1000, 2000);
+
+	sfm_walk(test, p, task, "alone");
+	loaded = sfm_umh("/bin/insmod", peer_ko);
+	kunit_info(test, "insmod %s: %d\n", peer_ko, loaded);
+	if (!loaded) {
+		sfm_walk(test, p, task, "with another module loaded after us");
+		ret = sfm_umh("/bin/rmmod", peer);
+		KUNIT_EXPECT_EQ_MSG(test, ret, 0, "rmmod %s", peer);
+		sfm_walk(test, p, task, "after that module's unload");
+	}
+	complete(&p->release);
+	kthread_stop(task);
+	put_task_struct(task);
+	if (loaded)
+		kunit_skip(test, "no peer module %s (usermode helper: %d)",
+			   peer_ko, loaded);
+}
+#endif
+
 static struct kunit_case sframe_module_cases[] = {
 	KUNIT_CASE(sframe_module_registered),
 	KUNIT_CASE(sframe_module_fdes_match_kallsyms),
 	KUNIT_CASE(sframe_module_lookups),
+#ifdef CONFIG_SFRAME_UNWINDER
+	KUNIT_CASE(sframe_module_unwind),
+#endif
 	{}
 };
 

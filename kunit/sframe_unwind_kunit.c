@@ -12,6 +12,7 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/ftrace.h>
 #include <linux/hrtimer.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
@@ -31,17 +32,7 @@
 
 asmlinkage void ret_from_fork(void);
 
-#ifdef CONFIG_X86_64
-void arch_stack_walk_orc(stack_trace_consume_fn consume_entry, void *cookie,
-			 struct task_struct *task, struct pt_regs *regs);
-int arch_stack_walk_reliable_orc(stack_trace_consume_fn consume_entry,
-				 void *cookie, struct task_struct *task);
-#define SFU_REF_NAME	"ORC"
-#else
-void arch_stack_walk_fp(stack_trace_consume_fn consume_entry, void *cookie,
-			struct task_struct *task, struct pt_regs *regs);
-#define SFU_REF_NAME	"frame pointers"
-#endif
+#define SFU_REF_NAME	SFRAME_REF_UNWINDER
 
 struct sfu_trace {
 	unsigned long e[SFU_MAX];
@@ -543,6 +534,117 @@ static void sfu_test_kretprobe(struct kunit *test)
 	unregister_kretprobe(&rp[0]);
 }
 
+/* ---- (e) function-graph tracer and a kretprobe at once ---------------- */
+
+/* The chain functions the graph tracer hooks: [start, end) each. */
+static unsigned long sfu_graph_fn[3][2];
+static atomic_t sfu_graph_hooked;
+
+static notrace int sfu_graph_entry(struct ftrace_graph_ent *trace)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sfu_graph_fn); i++) {
+		if (trace->func >= sfu_graph_fn[i][0] &&
+		    trace->func < sfu_graph_fn[i][1]) {
+			atomic_inc(&sfu_graph_hooked);
+			return 1;	/* hook this function's return */
+		}
+	}
+	return 0;
+}
+
+static notrace void sfu_graph_return(struct ftrace_graph_ret *trace)
+{
+}
+
+static struct fgraph_ops sfu_graph_ops = {
+	.entryfunc = sfu_graph_entry,
+	.retfunc = sfu_graph_return,
+};
+
+/* Trampoline addresses on @task's stack: the hooks are really active. */
+static unsigned int sfu_count_trampolines(struct task_struct *task)
+{
+	unsigned long *p = task_stack_page(task);
+	unsigned long *end = p + THREAD_SIZE / sizeof(long);
+	unsigned int n = 0;
+
+	for (; p < end; p++)
+		n += *p == (unsigned long)return_to_handler ||
+		     is_kretprobe_trampoline(*p);
+	return n;
+}
+
+static void sfu_test_fgraph(struct kunit *test)
+{
+	void *const hooked[] = { sfu_leaf, sfu_func3, sfu_func2 };
+	struct sframe_unwind_state st;
+	struct sfu_trace t, ref = { };
+	struct task_struct *task;
+	struct kretprobe *rp;
+	unsigned int i, tramps;
+	struct sfu_ctx *c;
+	int ret, at;
+
+	rp = kunit_kzalloc(test, sizeof(*rp), GFP_KERNEL);
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rp);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	for (i = 0; i < ARRAY_SIZE(hooked); i++) {
+		unsigned long start, size;
+
+		KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol((unsigned long)hooked[i],
+							    &start, &size));
+		sfu_graph_fn[i][0] = start;
+		sfu_graph_fn[i][1] = start + size;
+	}
+	atomic_set(&sfu_graph_hooked, 0);
+	KUNIT_ASSERT_EQ(test, register_ftrace_graph(&sfu_graph_ops), 0);
+	rp->kp.addr = (kprobe_opcode_t *)sfu_func1;
+	rp->handler = sfu_kret_handler;
+	ret = register_kretprobe(rp);
+	if (ret) {
+		unregister_ftrace_graph(&sfu_graph_ops);
+		KUNIT_FAIL(test, "register_kretprobe: %d", ret);
+		return;
+	}
+
+	task = sfu_park(test, c);
+	tramps = sfu_count_trampolines(task);
+	ret = sfu_walk_task(task, &t, &st);
+	sfu_print(test, "parked kthread, fgraph on leaf..func2, kretprobe on func1", &t);
+	kunit_info(test, "%d graph hooks taken, %u trampoline addresses on the stack\n",
+		   atomic_read(&sfu_graph_hooked), tramps);
+	/* leaf, func3 and func2 hooked by fgraph, func1 by the kretprobe */
+	KUNIT_EXPECT_GE(test, atomic_read(&sfu_graph_hooked), 3);
+	KUNIT_EXPECT_GE(test, tramps, 3U);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "walk unreliable: %s",
+			    sframe_unwind_strerror(st.error));
+	at = sfu_find_chain(&t, 0, sfu_chain, ARRAY_SIZE(sfu_chain));
+	KUNIT_EXPECT_GE_MSG(test, at, 0, "original return addresses not reported");
+	if (at >= 0) {
+		void *const rest[] = { sfu_thread_fn };
+
+		KUNIT_EXPECT_EQ(test, sfu_find_chain(&t, at + 4, rest, 1), at + 4);
+	}
+	for (i = 0; i < t.n; i++)
+		KUNIT_EXPECT_FALSE_MSG(test, t.e[i] == (unsigned long)return_to_handler ||
+				       is_kretprobe_trampoline(t.e[i]),
+				       "trampoline reported at #%u", i);
+#ifdef CONFIG_X86_64
+	KUNIT_EXPECT_EQ(test, arch_stack_walk_reliable_orc(sfu_store, &ref, task), 0);
+#else
+	arch_stack_walk_fp(sfu_store, &ref, task, NULL);
+#endif
+	KUNIT_EXPECT_EQ(test, t.n, ref.n);
+	KUNIT_EXPECT_EQ(test, memcmp(t.e, ref.e, sizeof(long) * min(t.n, ref.n)), 0);
+
+	sfu_unpark(c, task);
+	unregister_kretprobe(rp);
+	unregister_ftrace_graph(&sfu_graph_ops);
+}
+
 /* ---- (f) corrupted stacks --------------------------------------------- */
 
 static void sfu_test_corrupt(struct kunit *test)
@@ -623,6 +725,7 @@ static struct kunit_case sframe_unwind_cases[] = {
 	KUNIT_CASE(sfu_test_irq),
 	KUNIT_CASE(sfu_test_kprobes),
 	KUNIT_CASE(sfu_test_kretprobe),
+	KUNIT_CASE(sfu_test_fgraph),
 	KUNIT_CASE(sfu_test_corrupt),
 	KUNIT_CASE(sfu_test_all_tasks),
 	{}

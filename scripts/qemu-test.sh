@@ -56,5 +56,10 @@ results=$(
 	[ "$rc" = 0 ] || echo "FAIL: qemu exit status"
 )
 results=$(sed -E "s/^(PASS|FAIL): /\1: qemu-$name: /" <<<"$results")
+# The in-kernel benchmark (sframe_unwind_demo bench=1): printed, not judged.
+if grep -q '^BENCH: ' "$log"; then
+	sed -n 's/^BENCH: //p' "$log" | tee "$RESULTS/bench-kernel-$name.txt" |
+		sed "s/^/[qemu $name] /"
+fi
 tee -a "$res" <<<"$results"
 ! grep -q '^FAIL' <<<"$results"

@@ -4,7 +4,7 @@
  * image, module or object.
  *
  *   sframe-verify [--exceptions FILE] [--policy fail|warn] [--write-fixups]
- *                 [--quiet] [--verbose] ELF...
+ *                 [--module-fixups FILE] [--quiet] [--verbose] ELF...
  *
  * Checks, per input:
  *  - coverage: every byte of every code symbol has an SFrame row, an
@@ -19,6 +19,11 @@
  * wrong, and no annotation covers it, as an SFRAME_ANNOT_UNRELIABLE entry
  * in the reserved tail of .sframe_annot, then sorts the table by address.
  *
+ * --module-fixups FILE (one module or object) writes the same ranges to
+ * FILE as struct sframe_annot_fixup entries (include/sframe/annot.h):
+ * relative to the FDE whose function contains them, so they need no
+ * relocation; the build adds FILE to the .ko as section .sframe_fixup.
+ *
  * Exit status: 0 clean (or --policy warn), 1 unknown findings or too few
  * fixup slots, 2 malformed input or bad usage.
  *
@@ -29,9 +34,11 @@
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sframe/sframe.h>
 #include <sframe/annot.h>
 #include "elf.h"
@@ -40,6 +47,7 @@ static const char *prog = "sframe-verify";
 
 /* Options. */
 static int opt_verbose, opt_quiet, opt_warn, opt_fixups;
+static const char *opt_modfix;		/* --module-fixups FILE */
 
 /* ORC (arch/x86/include/asm/orc_types.h, Linux 6.1). */
 #define ORC_REG_UNDEFINED	0
@@ -1563,6 +1571,97 @@ static int do_fixups(struct input *in)
 	return 0;
 }
 
+_Static_assert(sizeof(struct sframe_annot_fixup) == SFRAME_ANNOT_SIZE,
+	       "struct sframe_annot_fixup is one annotation slot");
+
+/* One --module-fixups entry before encoding. */
+struct modfix {
+	u32 fde, off, len;
+};
+
+static int cmp_modfix(const void *a, const void *b)
+{
+	const struct modfix *x = a, *y = b;
+
+	if (x->fde != y->fde)
+		return x->fde < y->fde ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * --module-fixups: the fixup ranges (merged by do_fixups()) as struct
+ * sframe_annot_fixup entries in @path, relative to the FDE whose function
+ * contains them (the FDE the core finds for their first byte), split at
+ * FDE ends and every 65535 bytes, sorted by (FDE index, offset).  @path is
+ * always written, empty without fixups.
+ */
+static void do_module_fixups(struct input *in, const char *path)
+{
+	uint8_t e[SFRAME_ANNOT_SIZE];
+	struct modfix *v = NULL;
+	size_t n = 0, cap = 0, i;
+	FILE *fp;
+
+	for (i = 0; i < in->fix.n; i++) {
+		uint64_t lo = in->fix.v[i].lo, hi = in->fix.v[i].hi;
+
+		while (lo < hi) {
+			struct sframe_fde fde;
+			uint64_t end;
+
+			if (!in->has_sframe ||
+			    sframe_find_fde(&in->sec, lo, &fde) ||
+			    lo < fde.start || lo - fde.start >= fde.size) {
+				struct region fake;
+				char where[512];
+
+				sym_range(region_or_fake(in, lo, &fake), lo,
+					  hi, where, sizeof(where));
+				die(in->path, "--module-fixups: %s is in no FDE",
+				    where);
+			}
+			end = fde.start + fde.size;
+			if (end > hi)
+				end = hi;
+			if (end - lo > 0xffff)
+				end = lo + 0xffff;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 64;
+				v = xrealloc(v, cap, sizeof(*v));
+			}
+			v[n].fde = fde.index;
+			v[n].off = lo - fde.start;
+			v[n].len = end - lo;
+			n++;
+			lo = end;
+		}
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_modfix);
+	fp = fopen(path, "wb");
+	for (i = 0; fp && i < n; i++) {
+		memset(e, 0, sizeof(e));
+		elf_put(&in->f, e + offsetof(struct sframe_annot_fixup, fde), 4,
+			v[i].fde);
+		elf_put(&in->f, e + offsetof(struct sframe_annot_fixup, off), 4,
+			v[i].off);
+		elf_put(&in->f, e + offsetof(struct sframe_annot_fixup, len), 2,
+			v[i].len);
+		e[offsetof(struct sframe_annot_fixup, type)] =
+			SFRAME_ANNOT_UNRELIABLE;
+		if (fwrite(e, 1, sizeof(e), fp) != sizeof(e))
+			break;
+	}
+	if (!fp || i < n || fclose(fp)) {
+		fprintf(stderr, "%s: %s: --module-fixups: %s\n", prog, path,
+			strerror(errno));
+		exit(2);
+	}
+	free(v);
+	in->st.nfix = n;
+	in->st.fix_written = n;
+}
+
 /* Summary. */
 
 static double pct(uint64_t a, uint64_t b)
@@ -1603,6 +1702,9 @@ static void summary(const struct input *in)
 		printf("; fixups %" PRIu64 " needed, %" PRIu64
 		       " written, %" PRIu64 "/%" PRIu64 " slots free",
 		       t->nfix, t->fix_written, t->fix_free, t->fix_total);
+	else if (opt_modfix)
+		printf("; fixups %" PRIu64 " needed, %" PRIu64
+		       " written to %s", t->nfix, t->fix_written, opt_modfix);
 	else
 		printf("; fixups %" PRIu64 " needed", t->nfix);
 	printf("\n");
@@ -1625,6 +1727,8 @@ static int verify(const char *path)
 		die(path, "%s", strerror(-err));
 	if (elf_file_open(&in.f, buf, size, &why))
 		die(path, "%s", why);
+	if (opt_modfix && in.f.type != ELF_ET_REL)
+		die(path, "--module-fixups needs a module or object (ET_REL), not a linked ELF");
 	elf_layout_rel(&in.f);
 	switch (in.f.machine) {
 	case ELF_EM_X86_64:
@@ -1655,6 +1759,8 @@ static int verify(const char *path)
 		check_arm64(&in);
 	if (do_fixups(&in))
 		ret = 1;
+	if (opt_modfix)
+		do_module_fixups(&in, opt_modfix);
 	if (opt_verbose)
 		for (k = 0; k < nexcs; k++)
 			if (excs[k].hits)
@@ -1690,10 +1796,13 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: %s [--exceptions FILE] [--policy fail|warn] [--write-fixups]\n"
-		"       [--quiet] [--verbose] ELF...\n"
+		"       [--module-fixups FILE] [--quiet] [--verbose] ELF...\n"
 		"  --exceptions FILE  known gaps (see scripts/sframe-verify-exceptions)\n"
 		"  --policy fail      unknown findings exit 1 (default); warn: exit 0\n"
 		"  --write-fixups     vmlinux: UNRELIABLE entries into .sframe_annot\n"
+		"  --module-fixups FILE\n"
+		"                     one module/object: FDE-relative UNRELIABLE entries\n"
+		"                     (struct sframe_annot_fixup) into FILE, for .sframe_fixup\n"
 		"  --quiet            only unknown findings and the summary\n"
 		"  --verbose          every finding, known ones included\n",
 		prog);
@@ -1719,6 +1828,8 @@ int main(int argc, char **argv)
 			opt_quiet = 1;
 		} else if (!strcmp(a, "--write-fixups")) {
 			opt_fixups = 1;
+		} else if (!strcmp(a, "--module-fixups") && i + 1 < argc) {
+			opt_modfix = argv[++i];
 		} else if (!strcmp(a, "--policy") && i + 1 < argc &&
 			   (!strcmp(argv[i + 1], "fail") ||
 			    !strcmp(argv[i + 1], "warn"))) {
@@ -1734,6 +1845,27 @@ int main(int argc, char **argv)
 	if (!nfiles) {
 		usage(stderr);
 		return 2;
+	}
+	if (opt_modfix) {
+		struct stat a, b;
+
+		if (nfiles != 1) {
+			fprintf(stderr, "%s: --module-fixups: one input ELF expected, got %d\n",
+				prog, nfiles);
+			return 2;
+		}
+		if (!stat(opt_modfix, &a) && !stat(argv[0], &b) &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+			fprintf(stderr, "%s: --module-fixups: %s is the input ELF\n",
+				prog, opt_modfix);
+			return 2;
+		}
+		/* no stale fixups if this run fails */
+		if (remove(opt_modfix) && errno != ENOENT) {
+			fprintf(stderr, "%s: %s: %s\n", prog, opt_modfix,
+				strerror(errno));
+			return 2;
+		}
 	}
 	if (opt_verbose)
 		opt_quiet = 0;

@@ -17,7 +17,9 @@
  *    reserved tail of the same table, then sorts the whole table by address
  *    (like scripts/sorttable does for ORC and the exception table).  The
  *    kernel sorts a table that is not sorted yet (modules, or a vmlinux
- *    built without the verifier) when it registers it.
+ *    built without the verifier) when it registers it.  Modules have no
+ *    reserved tail: their fixups come FDE-relative in .sframe_fixup
+ *    (struct sframe_annot_fixup) and become UNRELIABLE entries at load.
  *
  * The unwinder consults the table before the SFrame rows: an annotation
  * wins over SFrame, and an UNRELIABLE range makes the walk unreliable.
@@ -64,10 +66,10 @@
 .macro SFRAME_ANNOT type:req, start:req, end:req, off=0, base=0, ra=0, fp=0, flags=0
 	.pushsection .sframe_annot, "a"
 	.balign 4
-	.long	\start - .
-	.short	\end - \start
+	.long	(\start) - .
+	.short	(\end) - (\start)
 	.byte	\type, \base
-	.short	\off, \ra, \fp, \flags
+	.short	(\off), (\ra), (\fp), (\flags)
 	.popsection
 .endm
 
@@ -82,8 +84,8 @@
 #define SFRAME_ANNOT_INLINE(type, start, end, off)			\
 	".pushsection .sframe_annot, \"a\"\n\t"				\
 	".balign 4\n\t"							\
-	".long " start " - .\n\t"					\
-	".short " end " - " start "\n\t"				\
+	".long (" start ") - .\n\t"					\
+	".short (" end ") - (" start ")\n\t"			\
 	".byte " SFRAME_ANNOT_STR(type) ", 0\n\t"			\
 	".short " SFRAME_ANNOT_STR(off) ", 0, 0, 0\n\t"			\
 	".popsection\n\t"
@@ -112,6 +114,36 @@ struct sframe_annot {
 	s16 ra_off;
 	s16 fp_off;
 	u16 flags;
+};
+
+/* Section of a module's verifier fixups (struct sframe_annot_fixup). */
+#define SFRAME_FIXUP_SECTION	".sframe_fixup"
+
+/**
+ * struct sframe_annot_fixup - a module's verifier fixup (16 bytes)
+ * @fde: index of the FDE in the module's .sframe, in section order (as
+ *       sframe_get_fde() counts them)
+ * @off: first byte, as an offset from the start of the FDE's function
+ * @len: number of bytes, all inside the FDE's function
+ * @type: SFRAME_ANNOT_UNRELIABLE
+ * @reserved: zero
+ *
+ * A module's verifier fixups (section .sframe_fixup, written into the .ko
+ * by the build from "sframe-verify --module-fixups"): FDE-relative, so they
+ * need no relocation.  Entries are sorted by (@fde, @off).  At load time
+ * the kernel turns each entry, in place, into a struct sframe_annot of
+ * type SFRAME_ANNOT_UNRELIABLE (SFRAME_ANNOT_SIZE bytes too); an entry
+ * whose FDE does not exist or whose bytes leave the FDE's function makes
+ * it reject the module's SFrame.
+ *
+ * All fields are in the byte order of the target.
+ */
+struct sframe_annot_fixup {
+	u32 fde;
+	u32 off;
+	u16 len;
+	u8 type;
+	u8 reserved[5];
 };
 
 #endif /* __ASSEMBLY__ */

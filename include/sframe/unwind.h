@@ -114,5 +114,25 @@ int sframe_stack_walk_state(stack_trace_consume_fn consume_entry,
 			    void *cookie, struct task_struct *task,
 			    struct pt_regs *regs,
 			    struct sframe_unwind_state *state);
+int sframe_unwind_call_blocked(struct task_struct *task,
+			       int (*fn)(struct task_struct *task, void *arg),
+			       void *arg);
+
+/*
+ * The architecture's own unwinder, kept next to ours for comparison by the
+ * tests and the benchmark (scripts/patches/0006): ORC on x86_64, the
+ * frame-record walk on arm64.
+ */
+#ifdef CONFIG_X86_64
+#define SFRAME_REF_UNWINDER	"ORC"
+void arch_stack_walk_orc(stack_trace_consume_fn consume_entry, void *cookie,
+			 struct task_struct *task, struct pt_regs *regs);
+int arch_stack_walk_reliable_orc(stack_trace_consume_fn consume_entry,
+				 void *cookie, struct task_struct *task);
+#else
+#define SFRAME_REF_UNWINDER	"frame pointers"
+void arch_stack_walk_fp(stack_trace_consume_fn consume_entry, void *cookie,
+			struct task_struct *task, struct pt_regs *regs);
+#endif
 
 #endif /* _SFRAME_UNWIND_H */

@@ -11,9 +11,9 @@
 # without its SP_INDIRECT annotation, pushf; pop, iret-to-self) plus plain
 # wrong CFI is compiled here, given ORC by objtool as the kernel build does
 # (objtool --orc, scripts/Makefile.lib), and must be caught, classified,
-# and accepted when annotated or excepted; then --write-fixups on a small
-# linked vmlinux-like ELF.  Prints PASS/FAIL lines; skips cleanly without
-# objtool.
+# and accepted when annotated or excepted; then --module-fixups on the
+# objects (as modules) and --write-fixups on a small linked vmlinux-like
+# ELF.  Prints PASS/FAIL lines; skips cleanly without objtool.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tools/testing/verify-lib.sh
@@ -64,6 +64,44 @@ sed '/stack_switch/d' $T/exc >$T/exc2
 expect "an unannotated stack switch is unknown without its exception" 1 \
 	'wrong: stack_switch\+.*unknown' $V --exceptions $T/exc2 $T/c.o
 
+# --module-fixups with ORC: the objects as modules, FDE-relative entries
+expect "--module-fixups: stack switch, pushf-pop, iret-to-self (3 entries)" 0 \
+	'fixups 3 needed, 3 written to' $V --policy warn --module-fixups $T/c.fix $T/c.o
+got=$(modfix_named $T/c.fix $T/c.o)
+fdes=$(fde_funcs $T/c.o | tr '\n' ' ')
+# the pop after the pushf in pushf_pop, from the disassembly
+read -r pop next < <(objdump -d --no-show-raw-insn $T/c.o |
+	sed -n '/<pushf_pop>:/,/^$/p' |
+	awk '$2 ~ /^pushfq?$/ { getline a; getline b; split(a, x, ":"); split(b, y, ":")
+		if (a ~ /\tpop/) print x[1], y[1]; exit }')
+base=$(sym $T/c.o pushf_pop)
+if [ "$fdes" = "stack_switch stack_switch_annotated pushf_pop iret_to_self " ] && [ -n "${pop:-}" ]; then
+	want="2 pushf_pop+0x$(printf %x $((16#$pop - 16#$base))) $((16#$next - 16#$pop)) 4"
+	if grep -qx -- "$want" <<<"$got"; then
+		pass "--module-fixups: pushf; pop -> FDE 2 (pushf_pop), the pop's offset and length ($want)"
+	else
+		fail "--module-fixups: pushf; pop: want '$want', got:"; echo "$got" >&2
+	fi
+else
+	fail "--module-fixups: FDEs of c.o ($fdes) or the pushf; pop (${pop:-none}) not found"
+fi
+if [ "$(awk '{ sub(/\+.*/, "", $2); print $1, $2, $4 }' <<<"$got" | tr '\n' ' ')" = \
+     "0 stack_switch 4 2 pushf_pop 4 3 iret_to_self 4 " ]; then
+	pass "--module-fixups: UNRELIABLE entries in FDEs 0, 2, 3, not in the annotated stack switch"
+else
+	fail "--module-fixups: entries: $got"
+fi
+expect "--module-fixups: wrong CFI in the only FDE of an asm object" 0 'fixups 1 needed, 1 written to' \
+	$V --policy warn --module-fixups $T/asm.fix $T/asm.o
+got=$(modfix_named $T/asm.fix $T/asm.o)
+[ "$got" = "0 wrong_cfi+0x1 4 4" ] && pass "--module-fixups: wrong_cfi -> FDE 0, +0x1, 4 bytes" ||
+	fail "--module-fixups: wrong_cfi: $got"
+expect "--module-fixups: excepted findings still get entries (exit 0)" 0 \
+	'unknown 0 B;.*fixups 3 needed, 3 written to' \
+	$V --exceptions $T/exc --module-fixups $T/c-exc.fix $T/c.o
+cmp -s $T/c.fix $T/c-exc.fix && pass "--module-fixups: same FILE with and without exceptions" ||
+	fail "--module-fixups: same FILE with and without exceptions"
+
 # --write-fixups with ORC: every wrong, unannotated range gets an entry
 LDS="-T $SRC/fixups.lds --defsym BASE=0xffffffff81000000 -e 0"
 if ! ld $LDS --defsym NSLOTS=8 $T/c.o $T/asm.o -o $T/vmlinux; then
@@ -95,5 +133,11 @@ for k in build/kbuild-x86_64/vmlinux build/kbuild-arm64/vmlinux $(find build/kbu
 	[ -f "$k" ] || continue
 	expect "sframe-verify $k: no unknown findings" 0 '' \
 		$V --quiet --exceptions scripts/sframe-verify-exceptions "$k"
+	case $k in *.ko)
+		rm -f $T/ko.fix
+		expect "sframe-verify --module-fixups $k: FILE written" 0 'fixups [0-9]+ needed, [0-9]+ written to' \
+			$V --quiet --exceptions scripts/sframe-verify-exceptions --module-fixups $T/ko.fix "$k"
+		[ -f $T/ko.fix ] || fail "sframe-verify --module-fixups $k: $T/ko.fix exists"
+	esac
 done
 exit 0

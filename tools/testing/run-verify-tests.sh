@@ -4,7 +4,7 @@
 # Host tests of tools/sframe-verify that need no kernel build: coverage
 # (asm without CFI, a trampoline, DRAP, annotations), arm64 FDE and
 # frame-record checks, the exceptions file and policy, --write-fixups on a
-# small linked ELF, and malformed input.  The ORC comparison needs objtool:
+# small linked ELF, --module-fixups on objects, and malformed input.  The ORC comparison needs objtool:
 # run-verify-kernel-tests.sh.  Called by run-host-tests.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,7 +18,9 @@ X86FLAGS="-O2 -fomit-frame-pointer -mno-red-zone -fno-pic -mcmodel=kernel -fno-s
 
 if ! gcc $X86FLAGS -c $SRC/x86-patterns.c -o $T/x86-c.o ||
    ! gcc -D__ASSEMBLY__ -Wa,--gsframe -Iinclude -c $SRC/x86-asm.S -o $T/x86-asm.o ||
-   ! aarch64-linux-gnu-gcc -D__ASSEMBLY__ -Wa,--gsframe -Iinclude -c $SRC/a64-patterns.S -o $T/a64.o; then
+   ! aarch64-linux-gnu-gcc -D__ASSEMBLY__ -Wa,--gsframe -Iinclude -c $SRC/a64-patterns.S -o $T/a64.o ||
+   ! aarch64-linux-gnu-gcc -D__ASSEMBLY__ -Wa,--gsframe -c $SRC/a64-modfix.S -o $T/a64-modfix.o ||
+   ! aarch64-linux-gnu-gcc -mbig-endian -D__ASSEMBLY__ -Wa,--gsframe -c $SRC/a64-modfix.S -o $T/a64-modfix-be.o; then
 	fail "sframe-verify: test objects build"
 	exit 0
 fi
@@ -130,6 +132,86 @@ expect "--write-fixups on a .o: exit 2" 2 'no fixup area' \
 expect "without --write-fixups the needed slots are counted" 1 'fixups 2 needed, 0 written, 4/4 slots free' \
 	$V $T/a64.elf
 
+# --module-fixups on objects (modules): FDE-relative entries in a file
+expect "--module-fixups: 6 entries (second FDE, other section, across FDEs, > 65535 B)" 0 \
+	'fixups 6 needed, 6 written to build/host/verify/a64-modfix.fix$' \
+	$V --policy warn --module-fixups $T/a64-modfix.fix $T/a64-modfix.o
+want='1 mf_second+0x4 4 4
+2 mf_cold+0x4 4 4
+3 mf_cross_a+0x4 4 4
+4 mf_cross_b+0x0 8 4
+5 mf_big+0x4 65535 4
+5 mf_big+0x10003 4465 4'
+got=$(modfix_named $T/a64-modfix.fix $T/a64-modfix.o)
+if [ "$got" = "$want" ]; then
+	pass "--module-fixups: FDE index in section order, offset, split at FDE ends and 65535 B, sorted"
+else
+	fail "--module-fixups: entries"; diff <(echo "$got") <(echo "$want") >&2
+fi
+expect "--module-fixups: big-endian object" 0 'fixups 6 needed, 6 written' \
+	$V --policy warn --module-fixups $T/a64-modfix-be.fix $T/a64-modfix-be.o
+got=$(modfix_named $T/a64-modfix-be.fix $T/a64-modfix-be.o be)
+[ "$got" = "$want" ] && pass "--module-fixups: entries in the object's byte order (big-endian)" ||
+	fail "--module-fixups: big-endian entries: $got"
+# the build's two objcopy steps (Documentation/verifier.rst): an aligned
+# allocated section holding FILE; the verifier still reads the object
+cp $T/a64-modfix.o $T/a64-modfix-sec.o
+aarch64-linux-gnu-objcopy --add-section .sframe_fixup=$T/a64-modfix.fix \
+	--set-section-flags .sframe_fixup=alloc,data,contents $T/a64-modfix-sec.o &&
+aarch64-linux-gnu-objcopy --set-section-alignment .sframe_fixup=4 $T/a64-modfix-sec.o &&
+aarch64-linux-gnu-objcopy -O binary --only-section .sframe_fixup $T/a64-modfix-sec.o $T/a64-modfix-sec.bin
+if readelf -SW $T/a64-modfix-sec.o | grep -qE '\.sframe_fixup +PROGBITS .* WA +0 +0 +4$' &&
+   cmp -s $T/a64-modfix.fix $T/a64-modfix-sec.bin; then
+	pass "--module-fixups: objcopy adds FILE as .sframe_fixup (alloc, 4-byte aligned)"
+else
+	fail "--module-fixups: objcopy adds FILE as .sframe_fixup (alloc, 4-byte aligned)"
+fi
+expect "--module-fixups: an object with .sframe_fixup verifies the same" 0 'fixups 6 needed, 6 written' \
+	$V --policy warn --module-fixups $T/a64-modfix-sec.fix $T/a64-modfix-sec.o
+cmp -s $T/a64-modfix.fix $T/a64-modfix-sec.fix && pass "--module-fixups: same FILE with .sframe_fixup present" ||
+	fail "--module-fixups: same FILE with .sframe_fixup present"
+want='2 bad_record+0x4 4 4
+3 cfa_below_sp+0x4 4 4'
+$V --policy warn --module-fixups $T/a64.fix $T/a64.o >/dev/null 2>&1
+got=$(modfix_named $T/a64.fix $T/a64.o)
+[ "$got" = "$want" ] && pass "--module-fixups: frame-record rows, not the annotated asm" ||
+	fail "--module-fixups: a64.o entries: $got"
+echo stale >$T/x86.fix
+expect "--module-fixups: no findings -> 0 entries" 0 'fixups 0 needed, 0 written to' \
+	$V --policy warn --module-fixups $T/x86.fix $T/x86-c.o
+[ -f $T/x86.fix ] && [ ! -s $T/x86.fix ] && pass "--module-fixups: no findings -> empty FILE" ||
+	fail "--module-fixups: no findings -> empty FILE"
+expect "--module-fixups: exit status of the verification (1: unknown findings), FILE written" 1 \
+	'fixups 2 needed, 2 written' $V --module-fixups $T/a64-1.fix $T/a64.o
+cmp -s $T/a64.fix $T/a64-1.fix && pass "--module-fixups: FILE written with unknown findings" ||
+	fail "--module-fixups: FILE written with unknown findings"
+# usage errors: exit 2, one line on stderr, no stale FILE left
+modfix_usage() {
+	local name=$1 pat=$2 rc
+	shift 2
+	echo stale >$T/usage.fix
+	"$@" >$T/out 2>$T/err
+	rc=$?
+	if [ $rc = 2 ] && [ "$(wc -l <$T/err)" = 1 ] && [ ! -s $T/out ] &&
+	   grep -qE -- "$pat" $T/err; then
+		pass "$name: exit 2, one line: $(cat $T/err)"
+	else
+		fail "$name: exit $rc, $(wc -l <$T/err) stderr lines"
+		cat $T/err >&2
+	fi
+}
+modfix_usage "--module-fixups on a linked ELF" 'a64.elf: --module-fixups needs a module or object' \
+	$V --policy warn --module-fixups $T/usage.fix $T/a64.elf
+[ ! -e $T/usage.fix ] && pass "--module-fixups: no stale FILE after a failed run" ||
+	fail "--module-fixups: no stale FILE after a failed run"
+modfix_usage "--module-fixups with two inputs" 'one input ELF expected, got 2' \
+	$V --module-fixups $T/usage.fix $T/a64.o $T/x86-c.o
+cp $T/a64.o $T/a64-self.o
+modfix_usage "--module-fixups FILE = the input" 'is the input ELF' \
+	$V --module-fixups $T/a64-self.o $T/a64-self.o
+cmp -s $T/a64.o $T/a64-self.o && pass "--module-fixups leaves its input alone" ||
+	fail "--module-fixups leaves its input alone"
+
 # malformed input: exit 2, one line on stderr
 cp $T/x86-c.o $T/bad-sframe.o
 off=$(readelf -SW $T/bad-sframe.o | sed 's/^ *\[ *[0-9]*\] *//' | awk '$1==".sframe"{print $4}')
@@ -148,4 +230,5 @@ done
 printf 'x86_64 missing\n' >$T/exc-bad
 expect "malformed exceptions file: exit 2" 2 'exc-bad: line 1' $V --exceptions $T/exc-bad $T/x86-c.o
 expect "bad option: exit 2" 2 'bad option' $V --policy maybe $T/x86-c.o
+expect "--module-fixups without FILE: exit 2" 2 'bad option --module-fixups' $V --module-fixups
 exit 0

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sframe_unwind_demo: show and measure the SFrame unwinder on a live kernel.
+ *
+ *   insmod sframe_unwind_demo.ko show=1    traces side by side
+ *   insmod sframe_unwind_demo.ko bench=1   unwinding benchmark
+ *
+ * show=1 prints our reliable trace of a kthread blocked in a chain of this
+ * module's functions, and of a timer interrupt that lands in a spinning
+ * chain, each next to the architecture's own unwinder (ORC on x86_64,
+ * frame pointers on arm64).
+ *
+ * bench=1 unwinds the same set of stacks (every task that is not running,
+ * pinned with sframe_unwind_call_blocked(), and current) with both unwinders in one
+ * run and prints the time per stack and the ratio.  It is a benchmark, not
+ * a test: nothing fails on a slow result.  Under QEMU's TCG the absolute
+ * numbers are emulated time; the ratio is what to read.
+ *
+ * Without parameters the module only loads (the module KUnit test uses it
+ * as "another module" to load and unload).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <sframe/kernel.h>
+#include <sframe/unwind.h>
+
+static bool show;
+module_param(show, bool, 0444);
+MODULE_PARM_DESC(show, "print reliable traces next to " SFRAME_REF_UNWINDER "'s");
+
+static bool bench;
+module_param(bench, bool, 0444);
+MODULE_PARM_DESC(bench, "benchmark against " SFRAME_REF_UNWINDER);
+
+static unsigned int rounds = 50;
+module_param(rounds, uint, 0444);
+MODULE_PARM_DESC(rounds, "benchmark: walks of each stack per unwinder");
+
+#define DEMO_MAX	64
+
+struct demo_trace {
+	unsigned long e[DEMO_MAX];
+	unsigned int n;
+};
+
+static bool demo_store(void *cookie, unsigned long addr)
+{
+	struct demo_trace *t = cookie;
+
+	if (t->n >= DEMO_MAX)
+		return false;
+	t->e[t->n++] = addr;
+	return true;
+}
+
+/* ---- a chain of this module's functions -------------------------------- */
+
+struct demo_ctx {
+	bool spin;
+	struct completion ready, release;
+	atomic_t fired;
+};
+
+static noinline int demo_leaf(struct demo_ctx *c)
+{
+	if (c->spin) {
+		while (!atomic_read(&c->fired))
+			cpu_relax();
+	} else {
+		complete(&c->ready);
+		wait_for_completion(&c->release);
+	}
+	return atomic_read(&c->fired);
+}
+
+static noinline int demo_middle(struct demo_ctx *c)
+{
+	int r = demo_leaf(c);
+
+	barrier_data(&r);
+	return r + 1;
+}
+
+static noinline int demo_top(struct demo_ctx *c)
+{
+	int r = demo_middle(c);
+
+	barrier_data(&r);
+	return r * 2;
+}
+
+static int demo_thread(void *arg)
+{
+	demo_top(arg);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ);
+	return 0;
+}
+
+/* ---- show ---------------------------------------------------------------- */
+
+static void demo_print(const char *what, int ret, const char *why,
+		       const struct demo_trace *ours, const char *ref_what,
+		       const struct demo_trace *ref)
+{
+	bool same = ours->n == ref->n &&
+		    !memcmp(ours->e, ref->e, ours->n * sizeof(long));
+	unsigned int i;
+
+	pr_info("%s: SFrame %s (%u frames), %s %s (%u frames): %s\n", what,
+		ret ? "UNRELIABLE" : "reliable", ours->n, SFRAME_REF_UNWINDER,
+		ref_what, ref->n, same ? "same trace" : "traces differ");
+	if (ret)
+		pr_info("  SFrame walk not reliable: %s\n", why);
+	pr_info("  %-3s %-44s %s\n", "#", "SFrame", SFRAME_REF_UNWINDER);
+	for (i = 0; i < max(ours->n, ref->n); i++) {
+		const char *mark = i < ours->n && i < ref->n &&
+				   ours->e[i] != ref->e[i] ? "   <- differs" : "";
+
+		if (i < ours->n && i < ref->n)
+			pr_info("  #%-2u %-44pS %pS%s\n", i, (void *)ours->e[i],
+				(void *)ref->e[i], mark);
+		else if (i < ours->n)
+			pr_info("  #%-2u %pS\n", i, (void *)ours->e[i]);
+		else
+			pr_info("  #%-2u %-44s %pS\n", i, "", (void *)ref->e[i]);
+	}
+}
+
+static void demo_show_blocked(void)
+{
+	struct demo_trace *ours, *ref;
+	struct sframe_unwind_state st;
+	struct task_struct *task;
+	struct demo_ctx c = { };
+	int ret, ref_ret = 0;
+	char what[64];
+
+	ours = kzalloc(2 * sizeof(*ours), GFP_KERNEL);
+	if (!ours)
+		return;
+	ref = ours + 1;
+	init_completion(&c.ready);
+	init_completion(&c.release);
+	task = kthread_run(demo_thread, &c, "sfdemo_blocked");
+	if (IS_ERR(task)) {
+		kfree(ours);
+		return;
+	}
+	get_task_struct(task);
+	wait_for_completion(&c.ready);
+	while (!wait_task_inactive(task, TASK_UNINTERRUPTIBLE))
+		usleep_range(1000, 2000);
+
+	ret = sframe_stack_walk_state(demo_store, ours, task, NULL, &st);
+#ifdef CONFIG_X86_64
+	ref_ret = arch_stack_walk_reliable_orc(demo_store, ref, task);
+#else
+	arch_stack_walk_fp(demo_store, ref, task, NULL);
+#endif
+	snprintf(what, sizeof(what), "blocked task %s/%d", task->comm,
+		 task->pid);
+	demo_print(what, ret, sframe_unwind_strerror(st.error), ours,
+		   IS_ENABLED(CONFIG_X86_64) ?
+		   (ref_ret ? "unreliable" : "reliable") : "best effort",
+		   ref);
+
+	complete(&c.release);
+	kthread_stop(task);
+	put_task_struct(task);
+	kfree(ours);
+}
+
+struct demo_timer {
+	struct hrtimer timer;
+	struct demo_ctx c;
+	struct demo_trace ours, ref;
+	struct sframe_unwind_state st;
+	int ret;
+};
+
+static enum hrtimer_restart demo_timer_fn(struct hrtimer *h)
+{
+	struct demo_timer *tm = container_of(h, struct demo_timer, timer);
+
+	tm->ret = sframe_stack_walk_state(demo_store, &tm->ours, current,
+					  NULL, &tm->st);
+#ifdef CONFIG_X86_64
+	arch_stack_walk_orc(demo_store, &tm->ref, current, NULL);
+#else
+	arch_stack_walk_fp(demo_store, &tm->ref, current, NULL);
+#endif
+	atomic_set(&tm->c.fired, 1);
+	return HRTIMER_NORESTART;
+}
+
+static void demo_show_irq(void)
+{
+	struct demo_timer *tm = kzalloc(sizeof(*tm), GFP_KERNEL);
+
+	if (!tm)
+		return;
+	tm->c.spin = true;
+	hrtimer_init(&tm->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	tm->timer.function = demo_timer_fn;
+	hrtimer_start(&tm->timer, ms_to_ktime(10), HRTIMER_MODE_REL_HARD);
+	demo_top(&tm->c);
+	hrtimer_cancel(&tm->timer);
+	demo_print("timer interrupt in a spinning chain", tm->ret,
+		   sframe_unwind_strerror(tm->st.error), &tm->ours,
+		   "best effort", &tm->ref);
+	kfree(tm);
+}
+
+/* ---- bench --------------------------------------------------------------- */
+
+struct demo_bench {
+	u64 ns_ours, ns_ref, ns_ours_rel, ns_ref_rel, ns_annot, ns_find;
+	unsigned long frames_ours, frames_ref, stacks, reliable, lookups;
+	struct demo_trace t;
+};
+
+static bool demo_count(void *cookie, unsigned long addr)
+{
+	(*(unsigned long *)cookie)++;
+	return true;
+}
+
+/*
+ * Both unwinders, @rounds times each, on one stack.  Interrupts are off
+ * (task_call_func() holds the task's pi_lock) and the two loops alternate,
+ * so both see the same caches.
+ */
+static int demo_bench_one(struct task_struct *task, void *arg)
+{
+	struct demo_bench *b = arg;
+	unsigned long n_ours = 0, n_ref = 0, dummy = 0;
+	struct sframe_rule rule;
+	u64 t0, t1, t2;
+	unsigned int r, i;
+	int rel = 0;
+
+	/* warm up */
+	sframe_stack_walk(demo_count, &dummy, task, NULL);
+#ifdef CONFIG_X86_64
+	arch_stack_walk_orc(demo_count, &dummy, task, NULL);
+#else
+	arch_stack_walk_fp(demo_count, &dummy, task, NULL);
+#endif
+	t0 = local_clock();
+	for (r = 0; r < rounds; r++)
+		sframe_stack_walk(demo_count, &n_ours, task, NULL);
+	t1 = local_clock();
+	for (r = 0; r < rounds; r++) {
+#ifdef CONFIG_X86_64
+		arch_stack_walk_orc(demo_count, &n_ref, task, NULL);
+#else
+		arch_stack_walk_fp(demo_count, &n_ref, task, NULL);
+#endif
+	}
+	t2 = local_clock();
+	b->ns_ours += t1 - t0;
+	b->ns_ref += t2 - t1;
+	b->frames_ours += n_ours / rounds;
+	b->frames_ref += n_ref / rounds;
+
+	/* The reliable walks (ORC's too on x86_64). */
+	t0 = local_clock();
+	for (r = 0; r < rounds; r++)
+		rel = sframe_stack_walk_reliable(demo_count, &dummy, task);
+	t1 = local_clock();
+#ifdef CONFIG_X86_64
+	for (r = 0; r < rounds; r++)
+		arch_stack_walk_reliable_orc(demo_count, &dummy, task);
+#endif
+	t2 = local_clock();
+	b->ns_ours_rel += t1 - t0;
+	b->ns_ref_rel += t2 - t1;
+	b->reliable += !rel;
+	b->stacks++;
+
+	/* Where a step's time goes: the two table lookups alone. */
+	b->t.n = 0;
+	sframe_stack_walk(demo_store, &b->t, task, NULL);
+	t0 = local_clock();
+	for (r = 0; r < rounds; r++)
+		for (i = 1; i < b->t.n; i++)
+			sframe_annot_find(b->t.e[i] - 1);
+	t1 = local_clock();
+	for (r = 0; r < rounds; r++)
+		for (i = 1; i < b->t.n; i++)
+			sframe_kernel_find(b->t.e[i] - 1, &rule);
+	t2 = local_clock();
+	b->ns_annot += t1 - t0;
+	b->ns_find += t2 - t1;
+	b->lookups += b->t.n > 1 ? (b->t.n - 1) * rounds : 0;
+	return 0;
+}
+
+static noinline void demo_bench_current(struct demo_bench *b)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	sframe_unwind_call_blocked(current, demo_bench_one, b);
+	local_irq_restore(flags);
+}
+
+static unsigned long demo_ratio100(u64 a, u64 b)
+{
+	return b ? div64_u64(a * 100, b) : 0;
+}
+
+static void demo_bench(void)
+{
+	struct task_struct *g, *task, **tasks;
+	unsigned int n = 0, max = 4096, i;
+	struct demo_bench b = { };
+	unsigned long r, rr;
+
+	if (!rounds)
+		return;
+	tasks = kcalloc(max, sizeof(*tasks), GFP_KERNEL);
+	if (!tasks)
+		return;
+	rcu_read_lock();
+	for_each_process_thread(g, task) {
+		if (n < max && task != current) {
+			get_task_struct(task);
+			tasks[n++] = task;
+		}
+	}
+	rcu_read_unlock();
+
+	demo_bench_current(&b);
+	for (i = 0; i < n; i++) {
+		sframe_unwind_call_blocked(tasks[i], demo_bench_one, &b);
+		put_task_struct(tasks[i]);
+	}
+	kfree(tasks);
+	if (!b.stacks || !b.ns_ref)
+		return;
+
+	r = demo_ratio100(b.ns_ours, b.ns_ref);
+	pr_info("bench: %lu stacks x %u rounds, %lu frames (SFrame) / %lu (%s) per round\n",
+		b.stacks, rounds, b.frames_ours, b.frames_ref,
+		SFRAME_REF_UNWINDER);
+	pr_info("bench: arch_stack_walk: SFrame %llu ns/stack, %s %llu ns/stack, ratio %lu.%02lu (goal <= %s)\n",
+		div64_u64(b.ns_ours, b.stacks * rounds), SFRAME_REF_UNWINDER,
+		div64_u64(b.ns_ref, b.stacks * rounds), r / 100, r % 100,
+		IS_ENABLED(CONFIG_X86_64) ? "1.20" : "2.00");
+	rr = demo_ratio100(b.ns_ours_rel, IS_ENABLED(CONFIG_X86_64) ?
+			   b.ns_ref_rel : b.ns_ref);
+	pr_info("bench: reliable walk: SFrame %llu ns/stack (%lu/%lu stacks reliable), %s %s %llu ns/stack, ratio %lu.%02lu\n",
+		div64_u64(b.ns_ours_rel, b.stacks * rounds), b.reliable,
+		b.stacks, SFRAME_REF_UNWINDER,
+		IS_ENABLED(CONFIG_X86_64) ? "reliable" : "best effort",
+		div64_u64(IS_ENABLED(CONFIG_X86_64) ? b.ns_ref_rel : b.ns_ref,
+			  b.stacks * rounds), rr / 100, rr % 100);
+	if (b.lookups && b.frames_ours)
+		pr_info("bench: per frame: SFrame walk %llu ns, of which annotation lookup %llu ns, SFrame lookup %llu ns; %s %llu ns\n",
+			div64_u64(b.ns_ours, b.frames_ours * rounds),
+			div64_u64(b.ns_annot, b.lookups),
+			div64_u64(b.ns_find, b.lookups), SFRAME_REF_UNWINDER,
+			div64_u64(b.ns_ref, max(b.frames_ref, 1UL) * rounds));
+}
+
+static int __init demo_init(void)
+{
+	if (show) {
+		demo_show_blocked();
+		demo_show_irq();
+	}
+	if (bench)
+		demo_bench();
+	return 0;
+}
+
+static void __exit demo_exit(void)
+{
+}
+
+module_init(demo_init);
+module_exit(demo_exit);
+
+MODULE_DESCRIPTION("Show and benchmark the SFrame kernel unwinder");
+MODULE_LICENSE("GPL");
