@@ -10,6 +10,7 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/irqflags.h>
 #include <linux/kernel.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -39,6 +40,56 @@ static noinline int sframe_mod_middle(int x)
 static noinline int sframe_mod_top(int x)
 {
 	return sframe_mod_middle(x) + sframe_mod_leaf(x);
+}
+
+/*
+ * x86_64: local_irq_save() is "pushf; pop", which the assembler's SFrame
+ * gets wrong at the pop (it does not track the push).  The build-time
+ * verifier finds it against ORC and puts it into this module's
+ * .sframe_fixup; the loader makes it an UNRELIABLE annotation.
+ */
+static noinline unsigned long sframe_mod_irqsave(void)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	barrier();
+	local_irq_restore(flags);
+	return flags;
+}
+
+static unsigned int sframe_mod_unreliable(unsigned long start,
+					  unsigned long size)
+{
+	const struct sframe_annot *a;
+	unsigned int n = 0;
+	unsigned long pc;
+
+	for (pc = start; pc < start + size; pc++) {
+		a = sframe_annot_find(pc);
+		n += a && a->type == SFRAME_ANNOT_UNRELIABLE;
+	}
+	return n;
+}
+
+static void sframe_module_fixups(struct kunit *test)
+{
+	unsigned long sym, size;
+	unsigned int n;
+
+	if (!IS_ENABLED(CONFIG_X86_64) || !IS_ENABLED(CONFIG_SFRAME_UNWIND_VERIFY))
+		kunit_skip(test, "module fixups come from the ORC comparison (x86_64)");
+	sframe_mod_irqsave();
+	KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol((unsigned long)sframe_mod_irqsave,
+						    &sym, &size));
+	n = sframe_mod_unreliable(sym, size);
+	kunit_info(test, "%pS: %u bytes UNRELIABLE (verifier fixup)\n",
+		   (void *)sym, n);
+	KUNIT_EXPECT_GT(test, n, 0U);
+	/* Only there: the other functions' SFrame is right. */
+	KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol((unsigned long)sframe_mod_middle,
+						    &sym, &size));
+	KUNIT_EXPECT_EQ(test, sframe_mod_unreliable(sym, size), 0U);
 }
 
 static void sframe_module_registered(struct kunit *test)
@@ -269,6 +320,7 @@ static struct kunit_case sframe_module_cases[] = {
 	KUNIT_CASE(sframe_module_registered),
 	KUNIT_CASE(sframe_module_fdes_match_kallsyms),
 	KUNIT_CASE(sframe_module_lookups),
+	KUNIT_CASE(sframe_module_fixups),
 #ifdef CONFIG_SFRAME_UNWINDER
 	KUNIT_CASE(sframe_module_unwind),
 #endif

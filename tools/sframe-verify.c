@@ -1340,6 +1340,35 @@ static const struct region *region_or_fake(const struct input *in,
 	return fake;
 }
 
+/*
+ * An annotation describes code of one function: one that runs past its
+ * symbol (e.g. an unparenthesised "end - start" of 0xffff bytes) would
+ * override SFrame in code it was never meant for.
+ */
+static void check_annot_spans(struct input *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->nannots; i++) {
+		const struct annot *a = &in->annots[i];
+		const struct region *r = region_at(in, a->lo);
+		const struct region *e = region_at(in, a->hi - 1);
+		struct region fake;
+		char detail[160];
+
+		if (r && r == e)
+			continue;
+		snprintf(detail, sizeof(detail),
+			 "annotation of type %u ends in %s", a->type,
+			 e ? e->name : "(no symbol)");
+		in->st.unknown += a->hi - a->lo;
+		finding(in, "annotation spans symbols",
+			region_or_fake(in, a->lo, &fake), a->lo, a->hi, NULL,
+			NULL, detail);
+	}
+}
+
+
 static void check_arm64(struct input *in)
 {
 	u32 i;
@@ -1753,6 +1782,7 @@ static int verify(const char *path)
 		load_alts(&in);
 	}
 	check_coverage(&in);
+	check_annot_spans(&in);
 	if (in.st.has_orc)
 		check_orc(&in);
 	if (in.f.machine == ELF_EM_AARCH64 && in.has_sframe)

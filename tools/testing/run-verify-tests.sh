@@ -48,6 +48,20 @@ fi
 expect "--policy warn: unknown findings printed, exit 0" 0 'no_cfi.*unknown' \
 	$V --policy warn $T/x86-asm.o
 
+# annotation extents
+if gcc -D__ASSEMBLY__ -Iinclude -c $SRC/x86-span.S -o $T/x86-span.o; then
+	expect "annotation running into the next symbol: unknown, exit 1" 1 \
+		'annotation spans symbols: span_a\+0x0\.\.0x4 \(4 bytes\): annotation of type 2 ends in span_b: unknown' \
+		$V $T/x86-span.o
+	if $V $T/x86-span.o 2>&1 | grep -q 'span_a+0x2\.\.0x3'; then
+		fail "SFRAME_ANNOT end-1, end: no finding (1 byte)"
+	else
+		pass "SFRAME_ANNOT end-1, end: no finding (1 byte)"
+	fi
+else
+	fail "annotation extent test object builds"
+fi
+
 cat >$T/exc-x86 <<'EOT'
 # test exceptions
 x86_64 missing no_cfi asm without CFI (test)
