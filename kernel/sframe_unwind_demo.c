@@ -141,48 +141,71 @@ static void demo_print(const char *what, int ret, const char *why,
 	}
 }
 
+struct demo_pair {
+	struct demo_trace ours, ref;
+	struct sframe_unwind_state st;
+	int ret, ref_ret;
+};
+
+/* Both walks of a task kept off the CPU; -EAGAIN until it sleeps. */
+static int demo_walk_pair(struct task_struct *task, void *arg)
+{
+	struct demo_pair *p = arg;
+
+	if (READ_ONCE(task->__state) != TASK_UNINTERRUPTIBLE)
+		return -EAGAIN;
+	p->ret = sframe_stack_walk_state(demo_store, &p->ours, task, NULL,
+					 &p->st);
+#ifdef CONFIG_X86_64
+	p->ref_ret = arch_stack_walk_reliable_orc(demo_store, &p->ref, task);
+#else
+	arch_stack_walk_fp(demo_store, &p->ref, task, NULL);
+#endif
+	return 0;
+}
+
 static void demo_show_blocked(void)
 {
-	struct demo_trace *ours, *ref;
-	struct sframe_unwind_state st;
 	struct task_struct *task;
 	struct demo_ctx c = { };
-	int ret, ref_ret = 0;
+	struct demo_pair *p;
+	int tries, ret;
 	char what[64];
 
-	ours = kzalloc(2 * sizeof(*ours), GFP_KERNEL);
-	if (!ours)
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
 		return;
-	ref = ours + 1;
 	init_completion(&c.ready);
 	init_completion(&c.release);
 	task = kthread_run(demo_thread, &c, "sfdemo_blocked");
 	if (IS_ERR(task)) {
-		kfree(ours);
+		kfree(p);
 		return;
 	}
 	get_task_struct(task);
 	wait_for_completion(&c.ready);
-	while (!wait_task_inactive(task, TASK_UNINTERRUPTIBLE))
+	/* Until it sleeps in wait_for_completion(): at most ~2 s. */
+	for (tries = 0; tries < 1000; tries++) {
+		ret = sframe_unwind_call_blocked(task, demo_walk_pair, p);
+		if (ret != -EBUSY && ret != -EAGAIN)
+			break;
 		usleep_range(1000, 2000);
-
-	ret = sframe_stack_walk_state(demo_store, ours, task, NULL, &st);
-#ifdef CONFIG_X86_64
-	ref_ret = arch_stack_walk_reliable_orc(demo_store, ref, task);
-#else
-	arch_stack_walk_fp(demo_store, ref, task, NULL);
-#endif
-	snprintf(what, sizeof(what), "blocked task %s/%d", task->comm,
-		 task->pid);
-	demo_print(what, ret, sframe_unwind_strerror(st.error), ours,
-		   IS_ENABLED(CONFIG_X86_64) ?
-		   (ref_ret ? "unreliable" : "reliable") : "best effort",
-		   ref, 0);
+	}
+	if (!ret) {
+		snprintf(what, sizeof(what), "blocked task %s/%d", task->comm,
+			 task->pid);
+		demo_print(what, p->ret, sframe_unwind_strerror(p->st.error),
+			   &p->ours, IS_ENABLED(CONFIG_X86_64) ?
+			   (p->ref_ret ? "unreliable" : "reliable") :
+			   "best effort", &p->ref, 0);
+	} else {
+		pr_info("blocked task: could not catch it asleep (%d)\n", ret);
+	}
 
 	complete(&c.release);
 	kthread_stop(task);
 	put_task_struct(task);
-	kfree(ours);
+	kfree(p);
 }
 
 struct demo_timer {

@@ -228,27 +228,50 @@ static bool sfm_store(void *cookie, unsigned long addr)
 	return true;
 }
 
+struct sfm_walk {
+	struct sfm_park *p;
+	struct sframe_unwind_state st;
+	int ret;
+};
+
+/* The walk, with @task kept off the CPU; -EAGAIN until it sleeps. */
+static int sfm_walk_pinned(struct task_struct *task, void *arg)
+{
+	struct sfm_walk *w = arg;
+
+	if (READ_ONCE(task->__state) != TASK_UNINTERRUPTIBLE)
+		return -EAGAIN;
+	w->p->n = 0;
+	w->ret = sframe_stack_walk_state(sfm_store, w->p, task, NULL, &w->st);
+	return 0;
+}
+
 /* Walk @task reliably; expect leaf, mid, top, thread in order. */
 static void sfm_walk(struct kunit *test, struct sfm_park *p,
 		     struct task_struct *task, const char *when)
 {
 	void *const chain[] = { sfm_park_leaf, sfm_park_mid, sfm_park_top,
 				sfm_thread };
-	struct sframe_unwind_state st;
+	struct sfm_walk w = { .p = p };
 	unsigned long sym, size;
 	unsigned int i, k;
 	struct sframe_rule r;
-	int ret;
+	int ret, tries;
 
-	p->n = 0;
-	ret = sframe_stack_walk_state(sfm_store, p, task, NULL, &st);
+	for (tries = 0; tries < 1000; tries++) {
+		ret = sframe_unwind_call_blocked(task, sfm_walk_pinned, &w);
+		if (ret != -EBUSY && ret != -EAGAIN)
+			break;
+		usleep_range(1000, 2000);
+	}
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "%s: task not caught asleep", when);
 	kunit_info(test, "%s: %u frames, %s\n", when, p->n,
-		   ret ? sframe_unwind_strerror(st.error) : "reliable");
+		   w.ret ? sframe_unwind_strerror(w.st.error) : "reliable");
 	for (i = 0; i < p->n; i++)
 		kunit_info(test, "  %pS\n", (void *)p->e[i]);
-	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "%s: %s", when,
-			    sframe_unwind_strerror(st.error));
-	KUNIT_EXPECT_TRUE(test, st.done);
+	KUNIT_EXPECT_EQ_MSG(test, w.ret, 0, "%s: %s", when,
+			    sframe_unwind_strerror(w.st.error));
+	KUNIT_EXPECT_TRUE(test, w.st.done);
 	for (i = 0; i < p->n; i++)
 		if (sframe_kunit_symbol(p->e[i], &sym, &size) &&
 		    sym == (unsigned long)chain[0])
@@ -295,9 +318,6 @@ static void sframe_module_unwind(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	get_task_struct(task);
 	wait_for_completion(&p->ready);
-	while (!wait_task_inactive(task, TASK_UNINTERRUPTIBLE))
-		usleep_range(1000, 2000);
-
 	sfm_walk(test, p, task, "alone");
 	loaded = sfm_umh("/bin/insmod", peer_ko);
 	kunit_info(test, "insmod %s: %d\n", peer_ko, loaded);
