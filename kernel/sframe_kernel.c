@@ -8,6 +8,11 @@
  * (sframe_module_init()) and removed when the module is freed.  Readers
  * walk an RCU list and never sleep or take locks, so unwinders may call
  * sframe_kernel_find() from any context.
+ *
+ * sframe_kernel_lookup() answers both questions an unwinder step asks
+ * (annotation, SFrame rule) through a small per-CPU cache of recent
+ * answers: kernel stacks repeat the same return addresses all the time.
+ * See sframe_kernel_lookup() for why it is safe in NMI context.
  */
 #define pr_fmt(fmt) "sframe: " fmt
 
@@ -15,7 +20,9 @@
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/hash.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -30,6 +37,33 @@ extern struct sframe_annot __start_sframe_annot[], __stop_sframe_annot[];
 static struct sframe_section sframe_vmlinux;
 static bool sframe_vmlinux_ready __ro_after_init;
 static struct sframe_annot_table sframe_vmlinux_annot __ro_after_init;
+
+/*
+ * The lookup cache: per CPU, direct-mapped by address.  An entry is valid
+ * for the generation it was filled in; loading or freeing a module starts
+ * a new generation (text addresses may be reused), which empties every
+ * cache at once.
+ */
+#define SFRAME_CACHE_BITS	8
+#define SFRAME_CACHE_SIZE	(1U << SFRAME_CACHE_BITS)
+
+struct sframe_cache_entry {
+	unsigned long pc;		/* 0: being filled or empty */
+	unsigned int gen;
+	int err;
+	const struct sframe_annot *annot;
+	struct sframe_rule rule;
+};
+
+static DEFINE_PER_CPU(struct sframe_cache_entry [SFRAME_CACHE_SIZE],
+		      sframe_cache);
+static unsigned int sframe_cache_gen = 1;
+static bool sframe_cache_ready __read_mostly;
+
+static void sframe_cache_invalidate(void)
+{
+	WRITE_ONCE(sframe_cache_gen, READ_ONCE(sframe_cache_gen) + 1);
+}
 
 struct sframe_module_table {
 	struct list_head list;
@@ -224,6 +258,7 @@ static int __init sframe_vmlinux_init(void)
 		return 0;
 	}
 	sframe_vmlinux_ready = true;
+	WRITE_ONCE(sframe_cache_ready, true);
 	pr_info("vmlinux: SFrame v%u, %u FDEs, %u FREs, %u bytes: valid (checked and indexed in %lld us)\n",
 		sframe_vmlinux.version, sframe_vmlinux.num_fdes,
 		sframe_vmlinux.num_fres, sframe_vmlinux.size,
@@ -295,6 +330,19 @@ const struct sframe_section *sframe_module_section(struct module *mod)
 EXPORT_SYMBOL_GPL(sframe_module_section);
 
 /**
+ * sframe_kernel_cache_flush() - forget every cached lookup
+ *
+ * For benchmarks and tests that want cold lookups.  Racing with
+ * sframe_module_init()/sframe_module_free() is harmless: any new
+ * generation empties the caches.
+ */
+void sframe_kernel_cache_flush(void)
+{
+	sframe_cache_invalidate();
+}
+EXPORT_SYMBOL_GPL(sframe_kernel_cache_flush);
+
+/**
  * sframe_kernel_find() - the SFrame rule for a kernel or module address
  * @pc: text address
  * @rule: result
@@ -324,6 +372,65 @@ int sframe_kernel_find(unsigned long pc, struct sframe_rule *rule)
 	return err;
 }
 EXPORT_SYMBOL_GPL(sframe_kernel_find);
+
+static int sframe_lookup_uncached(unsigned long pc,
+				  const struct sframe_annot **annot,
+				  struct sframe_rule *rule)
+{
+	*annot = sframe_annot_find(pc);
+	return sframe_kernel_find(pc, rule);
+}
+
+/**
+ * sframe_kernel_lookup() - annotation and SFrame rule of a text address
+ * @pc: text address
+ * @annot: result: the annotation covering @pc, or NULL
+ * @rule: result: the SFrame rule, valid when 0 is returned
+ *
+ * The same answers as sframe_annot_find() and sframe_kernel_find(), from
+ * a per-CPU cache when @pc was looked up recently.  Only task context
+ * fills the cache, with preemption disabled: nothing else can write to
+ * this CPU's cache meanwhile.  An interrupt, exception or NMI that lands
+ * during a fill finds the entry empty (pc == 0) and looks up directly; it
+ * reads the cache but never writes it.  Safe in any context.
+ *
+ * Return: 0, or a negative SFRAME_E_* code as sframe_kernel_find().
+ */
+int sframe_kernel_lookup(unsigned long pc, const struct sframe_annot **annot,
+			 struct sframe_rule *rule)
+{
+	struct sframe_cache_entry *e;
+	unsigned int gen;
+	int err;
+
+	if (!READ_ONCE(sframe_cache_ready))
+		return sframe_lookup_uncached(pc, annot, rule);
+
+	preempt_disable_notrace();
+	gen = READ_ONCE(sframe_cache_gen);
+	e = this_cpu_ptr(&sframe_cache[hash_long(pc, SFRAME_CACHE_BITS)]);
+	if (READ_ONCE(e->pc) == pc && e->gen == gen) {
+		*annot = e->annot;
+		*rule = e->rule;
+		err = e->err;
+	} else {
+		err = sframe_lookup_uncached(pc, annot, rule);
+		if (!in_interrupt()) {
+			WRITE_ONCE(e->pc, 0);
+			barrier();
+			e->gen = gen;
+			e->err = err;
+			e->annot = *annot;
+			if (!err)
+				e->rule = *rule;
+			barrier();
+			WRITE_ONCE(e->pc, pc);
+		}
+	}
+	preempt_enable_notrace();
+	return err;
+}
+EXPORT_SYMBOL_GPL(sframe_kernel_lookup);
 
 /*
  * Every function a module's FDEs describe must lie in the module.  GNU ld
@@ -473,6 +580,7 @@ void sframe_module_init(struct module *mod, const Elf_Ehdr *hdr,
 	}
 	mutex_lock(&sframe_modules_lock);
 	list_add_rcu(&t->list, &sframe_modules);
+	sframe_cache_invalidate();
 	mutex_unlock(&sframe_modules_lock);
 	pr_debug("%s: SFrame v%u, %u FDEs, %zu annotations, %zu fixups registered\n",
 		 mod->name, t->sec.version, t->sec.num_fdes, t->annot.count,
@@ -495,6 +603,8 @@ void sframe_module_free(struct module *mod)
 			break;
 		}
 	}
+	/* Also without a table: new text may reuse the addresses. */
+	sframe_cache_invalidate();
 	mutex_unlock(&sframe_modules_lock);
 	if (!found)
 		return;

@@ -11,10 +11,12 @@
  * frame pointers on arm64).
  *
  * bench=1 unwinds the same set of stacks (every task that is not running,
- * pinned with sframe_unwind_call_blocked(), and current) with both unwinders in one
- * run and prints the time per stack and the ratio.  It is a benchmark, not
- * a test: nothing fails on a slow result.  Under QEMU's TCG the absolute
- * numbers are emulated time; the ratio is what to read.
+ * pinned with sframe_unwind_call_blocked(), and current) with both
+ * unwinders in one run and prints the time per stack and the ratio, with
+ * the lookup cache warm (as in a system that keeps taking traces) and
+ * emptied before each walk, and where a step's time goes.  It is a
+ * benchmark, not a test: nothing fails on a slow result.  Under QEMU's TCG
+ * the absolute numbers are emulated time; the ratio is what to read.
  *
  * Without parameters the module only loads (the module KUnit test uses it
  * as "another module" to load and unload).
@@ -27,6 +29,7 @@
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/sched/clock.h>
+#include <linux/timex.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
@@ -252,10 +255,22 @@ static void demo_show_irq(void)
 
 /* ---- bench --------------------------------------------------------------- */
 
+/*
+ * Time in cycles (TSC, CNTVCT): under QEMU, sched_clock() may fall back to
+ * jiffies when the TSC calibration fails; the cycle counter never does.
+ * demo_bench() converts to nanoseconds with one 200 ms calibration.
+ */
+static inline u64 demo_now(void)
+{
+	return get_cycles();
+}
+
 struct demo_bench {
 	u64 ns_ours, ns_ref, ns_ours_rel, ns_ref_rel, ns_annot, ns_find;
+	u64 ns_cold, ns_start, ns_cached;
 	unsigned long frames_ours, frames_ref, stacks, reliable, lookups;
 	struct demo_trace t;
+	struct sframe_unwind_state st;
 };
 
 static bool demo_count(void *cookie, unsigned long addr)
@@ -273,6 +288,7 @@ static int demo_bench_one(struct task_struct *task, void *arg)
 {
 	struct demo_bench *b = arg;
 	unsigned long n_ours = 0, n_ref = 0, dummy = 0;
+	const struct sframe_annot *annot;
 	struct sframe_rule rule;
 	u64 t0, t1, t2;
 	unsigned int r, i;
@@ -285,10 +301,10 @@ static int demo_bench_one(struct task_struct *task, void *arg)
 #else
 	arch_stack_walk_fp(demo_count, &dummy, task, NULL);
 #endif
-	t0 = local_clock();
+	t0 = demo_now();
 	for (r = 0; r < rounds; r++)
 		sframe_stack_walk(demo_count, &n_ours, task, NULL);
-	t1 = local_clock();
+	t1 = demo_now();
 	for (r = 0; r < rounds; r++) {
 #ifdef CONFIG_X86_64
 		arch_stack_walk_orc(demo_count, &n_ref, task, NULL);
@@ -296,22 +312,37 @@ static int demo_bench_one(struct task_struct *task, void *arg)
 		arch_stack_walk_fp(demo_count, &n_ref, task, NULL);
 #endif
 	}
-	t2 = local_clock();
+	t2 = demo_now();
 	b->ns_ours += t1 - t0;
 	b->ns_ref += t2 - t1;
 	b->frames_ours += n_ours / rounds;
 	b->frames_ref += n_ref / rounds;
 
+	/* Cold: the lookup cache emptied before every walk. */
+	t0 = demo_now();
+	for (r = 0; r < rounds; r++) {
+		sframe_kernel_cache_flush();
+		sframe_stack_walk(demo_count, &dummy, task, NULL);
+	}
+	t1 = demo_now();
+	b->ns_cold += t1 - t0;
+	/* The start of a walk alone. */
+	t0 = demo_now();
+	for (r = 0; r < rounds; r++)
+		sframe_unwind_start(&b->st, task, NULL);
+	t1 = demo_now();
+	b->ns_start += t1 - t0;
+
 	/* The reliable walks (ORC's too on x86_64). */
-	t0 = local_clock();
+	t0 = demo_now();
 	for (r = 0; r < rounds; r++)
 		rel = sframe_stack_walk_reliable(demo_count, &dummy, task);
-	t1 = local_clock();
+	t1 = demo_now();
 #ifdef CONFIG_X86_64
 	for (r = 0; r < rounds; r++)
 		arch_stack_walk_reliable_orc(demo_count, &dummy, task);
 #endif
-	t2 = local_clock();
+	t2 = demo_now();
 	b->ns_ours_rel += t1 - t0;
 	b->ns_ref_rel += t2 - t1;
 	b->reliable += !rel;
@@ -320,17 +351,23 @@ static int demo_bench_one(struct task_struct *task, void *arg)
 	/* Where a step's time goes: the two table lookups alone. */
 	b->t.n = 0;
 	sframe_stack_walk(demo_store, &b->t, task, NULL);
-	t0 = local_clock();
+	t0 = demo_now();
 	for (r = 0; r < rounds; r++)
 		for (i = 1; i < b->t.n; i++)
 			sframe_annot_find(b->t.e[i] - 1);
-	t1 = local_clock();
+	t1 = demo_now();
 	for (r = 0; r < rounds; r++)
 		for (i = 1; i < b->t.n; i++)
 			sframe_kernel_find(b->t.e[i] - 1, &rule);
-	t2 = local_clock();
+	t2 = demo_now();
 	b->ns_annot += t1 - t0;
 	b->ns_find += t2 - t1;
+	t0 = demo_now();
+	for (r = 0; r < rounds; r++)
+		for (i = 1; i < b->t.n; i++)
+			sframe_kernel_lookup(b->t.e[i] - 1, &annot, &rule);
+	t1 = demo_now();
+	b->ns_cached += t1 - t0;
 	b->lookups += b->t.n > 1 ? (b->t.n - 1) * rounds : 0;
 	return 0;
 }
@@ -355,6 +392,7 @@ static void demo_bench(void)
 	unsigned int n = 0, max = 4096, i;
 	struct demo_bench b = { };
 	unsigned long r, rr;
+	u64 c0, t0, ps;
 
 	if (!rounds)
 		return;
@@ -370,14 +408,32 @@ static void demo_bench(void)
 	}
 	rcu_read_unlock();
 
+	/* picoseconds per cycle */
+	c0 = get_cycles();
+	t0 = ktime_get_ns();
+	msleep(200);
+	ps = div64_u64((ktime_get_ns() - t0) * 1000, max_t(u64, get_cycles() - c0, 1));
+
 	demo_bench_current(&b);
 	for (i = 0; i < n; i++) {
 		sframe_unwind_call_blocked(tasks[i], demo_bench_one, &b);
 		put_task_struct(tasks[i]);
 	}
 	kfree(tasks);
-	if (!b.stacks || !b.ns_ref)
+	if (!b.stacks || !b.ns_ref || !ps) {
+		pr_info("bench: no usable cycle counter\n");
 		return;
+	}
+	/* cycles -> ns */
+	b.ns_ours = div64_u64(b.ns_ours * ps, 1000);
+	b.ns_ref = div64_u64(b.ns_ref * ps, 1000);
+	b.ns_ours_rel = div64_u64(b.ns_ours_rel * ps, 1000);
+	b.ns_ref_rel = div64_u64(b.ns_ref_rel * ps, 1000);
+	b.ns_annot = div64_u64(b.ns_annot * ps, 1000);
+	b.ns_find = div64_u64(b.ns_find * ps, 1000);
+	b.ns_cold = div64_u64(b.ns_cold * ps, 1000);
+	b.ns_start = div64_u64(b.ns_start * ps, 1000);
+	b.ns_cached = div64_u64(b.ns_cached * ps, 1000);
 
 	r = demo_ratio100(b.ns_ours, b.ns_ref);
 	pr_info("bench: %lu stacks x %u rounds, %lu frames (SFrame) / %lu (%s) per round\n",
@@ -387,6 +443,9 @@ static void demo_bench(void)
 		div64_u64(b.ns_ours, b.stacks * rounds), SFRAME_REF_UNWINDER,
 		div64_u64(b.ns_ref, b.stacks * rounds), r / 100, r % 100,
 		IS_ENABLED(CONFIG_X86_64) ? "1.20" : "2.00");
+	r = demo_ratio100(b.ns_cold, b.ns_ref);
+	pr_info("bench: arch_stack_walk, lookup cache emptied before each walk: SFrame %llu ns/stack, ratio %lu.%02lu\n",
+		div64_u64(b.ns_cold, b.stacks * rounds), r / 100, r % 100);
 	rr = demo_ratio100(b.ns_ours_rel, IS_ENABLED(CONFIG_X86_64) ?
 			   b.ns_ref_rel : b.ns_ref);
 	pr_info("bench: reliable walk: SFrame %llu ns/stack (%lu/%lu stacks reliable), %s %s %llu ns/stack, ratio %lu.%02lu\n",
@@ -396,8 +455,11 @@ static void demo_bench(void)
 		div64_u64(IS_ENABLED(CONFIG_X86_64) ? b.ns_ref_rel : b.ns_ref,
 			  b.stacks * rounds), rr / 100, rr % 100);
 	if (b.lookups && b.frames_ours)
-		pr_info("bench: per frame: SFrame walk %llu ns, of which annotation lookup %llu ns, SFrame lookup %llu ns; %s %llu ns\n",
+		pr_info("bench: per frame: SFrame walk %llu ns warm, %llu ns cold (start of a walk %llu ns/stack); lookups: cached %llu ns, uncached annotation %llu ns + SFrame %llu ns; %s %llu ns\n",
 			div64_u64(b.ns_ours, b.frames_ours * rounds),
+			div64_u64(b.ns_cold, b.frames_ours * rounds),
+			div64_u64(b.ns_start, b.stacks * rounds),
+			div64_u64(b.ns_cached, b.lookups),
 			div64_u64(b.ns_annot, b.lookups),
 			div64_u64(b.ns_find, b.lookups), SFRAME_REF_UNWINDER,
 			div64_u64(b.ns_ref, max(b.frames_ref, 1UL) * rounds));

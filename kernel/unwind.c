@@ -221,7 +221,8 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 	lookup = state->exact ? state->pc : state->pc - 1;
 	sp = state->sp;
 
-	a = sframe_annot_find(lookup);
+	/* Both answers at once, usually from the per-CPU lookup cache. */
+	err = sframe_kernel_lookup(lookup, &a, &rule);
 	if (a) {
 		switch (a->type) {
 		case SFRAME_ANNOT_REGS:
@@ -247,7 +248,6 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 	if (a && a->type == SFRAME_ANNOT_RULE) {
 		sframe_uw_annot_rule(a, &rule);
 	} else {
-		err = sframe_kernel_find(lookup, &rule);
 		if (err && state->exact &&
 		    sframe_arch_entry_rule(state, lookup, &rule))
 			err = 0;

@@ -29,6 +29,9 @@ const struct sframe_section *sframe_vmlinux_section(void);
 const struct sframe_annot *sframe_annot_find(unsigned long pc);
 const struct sframe_section *sframe_module_section(struct module *mod);
 int sframe_kernel_find(unsigned long pc, struct sframe_rule *rule);
+int sframe_kernel_lookup(unsigned long pc, const struct sframe_annot **annot,
+			 struct sframe_rule *rule);
+void sframe_kernel_cache_flush(void);
 int sframe_table_init(struct sframe_section *sec, u32 **index,
 		      const void *data, size_t size, unsigned long addr,
 		      bool module);
