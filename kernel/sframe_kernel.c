@@ -45,7 +45,7 @@ static struct sframe_annot_table sframe_vmlinux_annot __ro_after_init;
  * cache at once.
  */
 #define SFRAME_CACHE_BITS	8
-#define SFRAME_CACHE_SIZE	(1U << SFRAME_CACHE_BITS)
+#define SFRAME_CACHE_SIZE	BIT(SFRAME_CACHE_BITS)
 
 struct sframe_cache_entry {
 	unsigned long pc;		/* 0: being filled or empty */

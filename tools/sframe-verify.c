@@ -1368,7 +1368,6 @@ static void check_annot_spans(struct input *in)
 	}
 }
 
-
 static void check_arm64(struct input *in)
 {
 	u32 i;
