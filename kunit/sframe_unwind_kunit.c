@@ -720,6 +720,42 @@ static void sfu_test_corrupt(struct kunit *test)
 	sfu_unpark(c, task);
 }
 
+/* ---- the lookup cache gives the uncached answers ----------------------- */
+
+static void sfu_test_cache(struct kunit *test)
+{
+	unsigned int f, pass, checked = 0, bad = 0;
+
+	sframe_kernel_cache_flush();
+	/* Pass 0 fills the cache, pass 1 reads it back. */
+	for (pass = 0; pass < 2; pass++) {
+		for (f = 0; f < ARRAY_SIZE(sfu_chain); f++) {
+			unsigned long start, size, pc;
+
+			KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol((unsigned long)sfu_chain[f],
+								    &start, &size));
+			for (pc = start; pc < start + size; pc++) {
+				const struct sframe_annot *a;
+				struct sframe_rule r1, r2;
+				int e1, e2;
+
+				memset(&r1, 0, sizeof(r1));
+				memset(&r2, 0, sizeof(r2));
+				e1 = sframe_kernel_lookup(pc, &a, &r1);
+				e2 = sframe_kernel_find(pc, &r2);
+				checked++;
+				if (e1 != e2 || a != sframe_annot_find(pc) ||
+				    (!e1 && memcmp(&r1, &r2, sizeof(r1))))
+					bad++;
+			}
+		}
+	}
+	kunit_info(test, "%u lookups, %u differ from the uncached answer\n",
+		   checked, bad);
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+	KUNIT_EXPECT_GT(test, checked, 0U);
+}
+
 static struct kunit_case sframe_unwind_cases[] = {
 	KUNIT_CASE(sfu_test_parked),
 	KUNIT_CASE(sfu_test_irq),
@@ -728,6 +764,7 @@ static struct kunit_case sframe_unwind_cases[] = {
 	KUNIT_CASE(sfu_test_fgraph),
 	KUNIT_CASE(sfu_test_corrupt),
 	KUNIT_CASE(sfu_test_all_tasks),
+	KUNIT_CASE(sfu_test_cache),
 	{}
 };
 
