@@ -78,7 +78,7 @@ static bool sframe_uw_stop(struct sframe_unwind_state *state, int error)
  * Make [addr, addr + size) readable: on the current stack above what was
  * consumed, or on a stack not visited yet (which then becomes current).
  */
-static bool sframe_uw_on_stack(struct sframe_unwind_state *state,
+static __always_inline bool sframe_uw_on_stack(struct sframe_unwind_state *state,
 			       unsigned long addr, unsigned long size)
 {
 	struct sframe_stack *s = &state->stack;
@@ -102,7 +102,7 @@ static bool sframe_uw_on_stack(struct sframe_unwind_state *state,
 	return false;
 }
 
-static bool sframe_uw_read(struct sframe_unwind_state *state,
+static __always_inline bool sframe_uw_read(struct sframe_unwind_state *state,
 			   unsigned long addr, unsigned long *val)
 {
 	if (!IS_ALIGNED(addr, sizeof(long)) ||
@@ -113,7 +113,7 @@ static bool sframe_uw_read(struct sframe_unwind_state *state,
 }
 
 /* Everything below @sp on the current stack is consumed. */
-static bool sframe_uw_consume(struct sframe_unwind_state *state,
+static __always_inline bool sframe_uw_consume(struct sframe_unwind_state *state,
 			      unsigned long sp)
 {
 	if (!sframe_uw_on_stack(state, sp, 0))
@@ -310,7 +310,8 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 	state->regs = NULL;
 	if (!state->pc)
 		return sframe_uw_stop(state, SFRAME_UW_RA);
-	if (!kernel_text_address(state->pc))
+	/* vmlinux text inline; modules, trampolines, BPF: the full check. */
+	if (!is_kernel_text(state->pc) && !kernel_text_address(state->pc))
 		return sframe_uw_stop(state, SFRAME_UW_NOT_TEXT);
 	return true;
 }
