@@ -65,5 +65,40 @@ if [ -e $demo ]; then
 	rmmod sframe_unwind_demo
 fi
 
+# ---- user-space unwinding for perf: defined here, not called yet ----------
+# perf_callchain_user() with SFrame (qemu/user/README.md). /usr/test/ holds
+# the sampler built four ways; each run forks its workload, samples it with
+# perf_event_open() (user callchains) and checks every callchain against the
+# workload's known call chain. One PASS/FAIL line per build, with the
+# sampler's numbers; on FAIL its output (the first failing samples).
+#   chain-sframe-static, chain-sframe-dyn: SFrame; >= 95% complete, 0 wrong
+#   chain-fp: frame pointers, no SFrame; >= 95% complete, 0 wrong, leaving
+#     out the samples at frame-pointer blind spots (-f: prologues and
+#     epilogues, where a frame-pointer walk skips the caller)
+#   chain-nosframe: neither; numbers only. The frame-pointer fallback over
+#     code without frame pointers skips frames (wrong chains) by design.
+# USER_UNWIND_SAMPLES: samples per build (default 1000).
+user_unwind_tests() {
+	uu_n=${USER_UNWIND_SAMPLES:-1000}
+	for uu_case in "chain-sframe-static|-e|>= 95% complete, 0 wrong" \
+		       "chain-sframe-dyn|-e|>= 95% complete, 0 wrong" \
+		       "chain-fp|-e -f|>= 95% complete outside fp blind spots, 0 wrong" \
+		       "chain-nosframe||numbers only"; do
+		uu_bin=${uu_case%%|*}
+		uu_rest=${uu_case#*|}
+		uu_opts=${uu_rest%%|*}
+		uu_what=${uu_rest#*|}
+		# shellcheck disable=SC2086 # uu_opts: several options
+		if /usr/test/"$uu_bin" -n "$uu_n" -T 90 $uu_opts >/tmp/user-unwind.out 2>&1; then
+			uu_v=PASS
+		else
+			uu_v=FAIL
+		fi
+		uu_sum=$(sed -n "s/^sampler: $uu_bin: \([0-9]* samples.*\)/\1/p" /tmp/user-unwind.out)
+		echo "$uu_v: user unwind: $uu_bin: $uu_what (${uu_sum:-no result})"
+		[ "$uu_v" = PASS ] || sed 's/^/    /' /tmp/user-unwind.out
+	done
+}
+
 # Anything that looks like a kernel splat fails the run.
 check "dmesg clean" sh -c '! dmesg | grep -E "Oops|BUG:|WARNING:|KASAN|Call Trace"'

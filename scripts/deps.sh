@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Install what the kernel harness needs (idempotent): kernel sources,
-# compilers, QEMU, busybox for both arches, lint tools.
+# compilers, QEMU, busybox for both arches, lint tools, the C libraries
+# of both arches for the user-space tests (scripts/build-user.sh).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -10,7 +11,8 @@ BB_ARM64=$ROOT/build/busybox-arm64
 
 PKGS="linux-source-6.1 gcc gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
       make qemu-system-x86 qemu-system-arm busybox-static sparse ccache flex
-      bison libelf-dev bc cpio kmod libssl-dev xz-utils python3 perl"
+      bison libelf-dev bc cpio kmod libssl-dev xz-utils python3 perl
+      libc6-dev libc6-dev-arm64-cross"
 
 missing=
 for p in $PKGS; do

@@ -3,7 +3,9 @@
 #
 # Build build/initramfs-ARCH.cpio.gz: static busybox, an /init that mounts
 # proc/sys/devtmpfs, runs /smoke.sh and powers off, plus every module
-# of the build under sframe-unwind/ (modules.order) in /lib/modules-test/.
+# of the build under sframe-unwind/ (modules.order) in /lib/modules-test/,
+# and the user-space unwinding tests (scripts/build-user.sh, qemu/user/)
+# in /usr/test/ with the dynamic loader and C library they need.
 set -euo pipefail
 
 . "$(dirname "$0")/common.sh"
@@ -19,6 +21,10 @@ cpio_out=$ROOT/build/initramfs-$A${VARIANT:+-$VARIANT}.cpio.gz
 gen=$OUT/usr/gen_init_cpio
 [ -x "$gen" ] || { echo "[initramfs $A] $gen missing: build the kernel first"; exit 1; }
 [ -x "$busybox" ] || { echo "[initramfs $A] $busybox missing: run scripts/deps.sh"; exit 1; }
+
+# the user-space unwinding tests (built only when their sources changed)
+"$ROOT/scripts/build-user.sh" "$A"
+user=$ROOT/build/user-$A
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -55,8 +61,24 @@ EOT
 		echo "dir /lib/livepatch 755 0 0"
 		echo "file /lib/livepatch/livepatch-sample.ko $OUT/samples/livepatch/livepatch-sample.ko 644 0 0"
 	fi
+	# user-space unwinding tests: the programs in /usr/test/, the loader
+	# and libraries at their paths (/lib is already there)
+	echo "dir /usr 755 0 0"
+	echo "dir /usr/test 755 0 0"
+	for f in "$user"/chain-* "$user"/libchain.so; do
+		echo "file /usr/test/${f##*/} $f 755 0 0"
+	done
+	(cd "$user/sysroot" && find . -mindepth 1 -type d | sort) | sed 's|^\.||' |
+	while read -r d; do
+		[ "$d" = /lib ] || echo "dir $d 755 0 0"
+	done
+	(cd "$user/sysroot" && find . -type f | sort) | sed 's|^\.||' |
+	while read -r f; do
+		echo "file $f $user/sysroot$f 755 0 0"
+	done
 } >"$tmp/list"
 
 "$gen" "$tmp/list" | gzip -9n >"$cpio_out"
 nko=$(grep -c '^file /lib/modules-test/' "$tmp/list" || true)
-echo "[initramfs $A] ${cpio_out#"$ROOT"/} ($nko test modules)"
+nuser=$(grep -c '^file /usr/test/' "$tmp/list" || true)
+echo "[initramfs $A] ${cpio_out#"$ROOT"/} ($nko test modules, $nuser files in /usr/test)"

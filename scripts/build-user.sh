@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Build the user-space unwinding tests (qemu/user/) for ARCH into
+# build/user-ARCH/, skipping the build when nothing changed:
+#   chain-sframe-static  -O2 -fomit-frame-pointer, SFrame, static
+#   chain-sframe-dyn     the same, dynamic, with libchain.so (SFrame too)
+#   chain-nosframe       -O2 -fomit-frame-pointer, no SFrame, static
+#   chain-fp             -O2 frame pointers (leaf functions too), no SFrame,
+#                        static
+# and sysroot/: the dynamic loader and the libraries the dynamic build
+# needs, at the paths the target looks for them (for the initramfs).
+# Checks that the SFrame builds have a PT_GNU_SFRAME segment and the
+# others none.
+set -euo pipefail
+
+. "$(dirname "$0")/common.sh"
+case "${1:-}" in
+x86_64)	CC=gcc
+	LIBC=libc6-dev
+	LIBDIR=/lib/x86_64-linux-gnu
+	MACHINE="Advanced Micro Devices X86-64" ;;
+arm64)	CC=aarch64-linux-gnu-gcc
+	LIBC=libc6-dev-arm64-cross
+	LIBDIR=/usr/aarch64-linux-gnu/lib
+	MACHINE=AArch64 ;;
+*)	echo "usage: $(basename "$0") x86_64|arm64" >&2; exit 2 ;;
+esac
+A=$1
+SRC=$ROOT/qemu/user
+OUTU=$ROOT/build/user-$A
+
+# Compilers and C libraries (static and shared) for both arches.
+for p in gcc libc6-dev gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu \
+	 libc6-dev-arm64-cross; do
+	dpkg -s "$p" >/dev/null 2>&1 || { "$ROOT/scripts/deps.sh"; break; }
+done
+
+CFLAGS="-O2 -g -std=gnu11 -Wall -Wextra -Werror -fasynchronous-unwind-tables"
+OMIT="-fomit-frame-pointer"
+# (x86_64 gcc 12 keeps no frame pointer in a leaf that does not touch the
+# stack whatever the flags: w_leaf has a stack slot for that reason)
+FP="-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
+SFRAME="-Wa,--gsframe"
+SRCS="$SRC/sampler.c $SRC/chain.c"
+LIB="$SRC/chainlib.c"
+
+# One command line per artefact, in build order (also the stamp's input).
+cmds=(
+"$CC $CFLAGS $OMIT $SFRAME -static -o chain-sframe-static $SRCS $LIB"
+"$CC $CFLAGS $OMIT $SFRAME -fPIC -shared -Wl,-soname,libchain.so -o libchain.so $LIB"
+"$CC $CFLAGS $OMIT $SFRAME -o chain-sframe-dyn $SRCS -L. -lchain -Wl,-rpath,'\$ORIGIN'"
+"$CC $CFLAGS $OMIT -static -o chain-nosframe $SRCS $LIB"
+"$CC $CFLAGS $FP -static -o chain-fp $SRCS $LIB"
+)
+outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp"
+
+# rebuilt when a command line, a source, this script, the compiler or the
+# C library changes
+stamp=$( { printf '%s\n' "${cmds[@]}"; $CC --version | sed -n 1p
+	   dpkg-query -W "$LIBC"; cat "$SRC"/*.c "$SRC"/*.h "$0"; } |
+	 sha256sum | cut -d' ' -f1)
+uptodate=1
+[ "$(cat "$OUTU/.stamp" 2>/dev/null)" = "$stamp" ] || uptodate=
+for f in $outs sysroot; do
+	[ -e "$OUTU/$f" ] || uptodate=
+done
+if [ -n "$uptodate" ]; then
+	echo "[user $A] build/user-$A up to date"
+	exit 0
+fi
+
+rm -rf "$OUTU"
+mkdir -p "$OUTU"
+cd "$OUTU"
+for c in "${cmds[@]}"; do
+	eval "$c" || { echo "[user $A] failed: $c" >&2; exit 1; }
+done
+printf '%s\n' "${cmds[@]}" >"$OUTU/BUILD-COMMANDS"
+
+# The target and its SFrame segments are what we think they are.
+for f in $outs; do
+	readelf -h "$f" | grep -q "Machine: *$MACHINE" ||
+		{ echo "[user $A] $f: not built for $MACHINE" >&2; exit 1; }
+	case $f in
+	chain-sframe-*|libchain.so) want=1 ;;
+	*) want=0 ;;
+	esac
+	have=$(readelf -lW "$f" | grep -c '^ *GNU_SFRAME ' || true)
+	[ "$have" = "$want" ] ||
+		{ echo "[user $A] $f: $have PT_GNU_SFRAME segments, expected $want" >&2; exit 1; }
+done
+
+# The loader and every library the dynamic build needs, where the target
+# looks for them: the loader at its PT_INTERP path, libraries in /lib (one
+# of the loader's default directories on both arches); libchain.so is
+# found next to the executable (DT_RUNPATH $ORIGIN).
+interp=$(readelf -lW chain-sframe-dyn |
+	 sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p')
+mkdir -p "sysroot$(dirname "$interp")" sysroot/lib
+cp -L "$LIBDIR/$(basename "$interp")" "sysroot$interp"
+needed() {
+	readelf -dW "$1" | sed -n 's/.*(NEEDED).*Shared library: \[\(.*\)\]/\1/p'
+}
+todo=(chain-sframe-dyn libchain.so)
+while [ ${#todo[@]} -gt 0 ]; do
+	obj=${todo[0]}
+	todo=("${todo[@]:1}")
+	for lib in $(needed "$obj"); do
+		case $lib in
+		libchain.so|"$(basename "$interp")") continue ;;
+		esac
+		[ -e "sysroot/lib/$lib" ] && continue
+		cp -L "$LIBDIR/$lib" "sysroot/lib/$lib"
+		todo+=("sysroot/lib/$lib")
+	done
+done
+
+echo "$stamp" >"$OUTU/.stamp"
+echo "[user $A] build/user-$A: $outs, sysroot: $(cd sysroot && find . -type f | sed 's|^\.||' | tr '\n' ' ')"
