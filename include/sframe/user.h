@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * User-space unwinding with the SFrame sections of user ELF files.
+ *
+ * The memory-management hooks keep, per mm, a small table of the
+ * executable file mappings whose ELF file has a PT_GNU_SFRAME segment and
+ * where that section lies at run time; perf_callchain_user() then walks a
+ * user stack with it (kernel/unwind_user.c, Documentation/user-unwind.rst).
+ */
+#ifndef _SFRAME_USER_H
+#define _SFRAME_USER_H
+
+#include <linux/types.h>
+
+struct mm_struct;
+struct vm_area_struct;
+struct perf_callchain_entry_ctx;
+struct pt_regs;
+
+/* ELF program header type of the SFrame segment (binutils). */
+#define PT_GNU_SFRAME		0x6474e554
+
+/* Sections known per mm; more mappings with SFrame are not unwound. */
+#define SFRAME_USER_MAX_SECTIONS	32
+
+/* A walk stops after this many frames whatever perf's limit. */
+#define SFRAME_USER_MAX_FRAMES		256
+
+#ifdef CONFIG_SFRAME_USER_UNWIND
+
+void sframe_user_mmap(struct vm_area_struct *vma);
+void sframe_user_munmap(struct mm_struct *mm, unsigned long start,
+			unsigned long end);
+void sframe_user_mprotect(struct mm_struct *mm, unsigned long start,
+			  unsigned long end);
+void sframe_user_dup(struct mm_struct *mm, struct mm_struct *oldmm);
+void sframe_user_mm_free(struct mm_struct *mm);
+bool sframe_user_callchain(struct perf_callchain_entry_ctx *entry,
+			   struct pt_regs *regs);
+
+#else
+
+static inline void sframe_user_mmap(struct vm_area_struct *vma) { }
+static inline void sframe_user_munmap(struct mm_struct *mm,
+				      unsigned long start, unsigned long end) { }
+static inline void sframe_user_mprotect(struct mm_struct *mm,
+					unsigned long start,
+					unsigned long end) { }
+static inline void sframe_user_dup(struct mm_struct *mm,
+				   struct mm_struct *oldmm) { }
+static inline void sframe_user_mm_free(struct mm_struct *mm) { }
+static inline bool sframe_user_callchain(struct perf_callchain_entry_ctx *entry,
+					 struct pt_regs *regs)
+{
+	return false;
+}
+
+#endif /* CONFIG_SFRAME_USER_UNWIND */
+
+#endif /* _SFRAME_USER_H */

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The SFrame core again, reading sections in user memory.
+ *
+ * kernel/sframe.c is compiled a second time with an accessor that copies
+ * with copy_from_user_nofault(): a missing page, an address outside the
+ * user address space or a context where user memory cannot be touched
+ * makes the read fail with -SFRAME_E_FAULT, which every caller of the
+ * accessor already handles.  The decoding logic is the same source, line
+ * for line; only the exported names get an sframe_user_ prefix.
+ */
+#define sframe_errname		sframe_user_errname
+#define sframe_strerror		sframe_user_strerror
+#define sframe_open		sframe_user_open
+#define sframe_get_fde		sframe_user_get_fde
+#define sframe_find_fde		sframe_user_find_fde
+#define sframe_index_size	sframe_user_index_size
+#define sframe_index_build	sframe_user_index_build
+#define sframe_read_fre		sframe_user_read_fre
+#define sframe_find_fre		sframe_user_find_fre
+#define sframe_fre_rule		sframe_user_fre_rule
+#define sframe_find		sframe_user_find
+#define sframe_validate		sframe_user_validate
+
+#define SFRAME_ACCESS_HEADER	"sframe_user_access.h"	/* kernel/, see Kbuild */
+
+#include "sframe.c"

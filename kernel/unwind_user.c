@@ -1,0 +1,686 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * User-space stack walks for perf from the SFrame sections of ELF files.
+ *
+ * Finding sections.  When an executable file mapping is created
+ * (sframe_user_mmap(), called by mmap_region() with mmap_lock held for
+ * writing) the ELF header and program headers are read from the file.  If
+ * there is a PT_GNU_SFRAME segment, the mapping's text range and the
+ * section's run-time address (load bias + p_vaddr) and size bound
+ * (p_memsz: the segment may be zero-padded, the SFrame header gives the
+ * real size) go into the mm's table: a small array, replaced as a whole
+ * (copy, update, rcu_assign_pointer(), kfree_rcu()) so that readers in any
+ * context, perf's NMI handler included, only need rcu_read_lock().  It
+ * holds at most %SFRAME_USER_MAX_SECTIONS entries.  munmap and mprotect of
+ * a text range drop its entry; exec starts with a new, empty mm; fork
+ * copies the table.
+ *
+ * Reading.  The section is user memory and the process may change it at
+ * any time.  Every lookup opens it again through the user-memory build of
+ * the core (kernel/sframe_user.c: copy_from_user_nofault(), so a missing
+ * page is a failed read, never a fault): the header is validated on every
+ * use and every later read is bounds-checked; nothing read earlier is
+ * trusted.  A hostile section can only make the chain wrong or short.
+ *
+ * Unwinding.  From the user registers perf gives, frame by frame: the
+ * SFrame rule of the PC's mapping (CFA from SP or FP, RA and FP saved at
+ * CFA + offset, or on arm64 RA still in LR in the interrupted frame); a PC
+ * without SFrame is stepped with its frame record (FP, RA at FP + 8), and
+ * on arm64 a PC inside an ELF with SFrame but outside any FDE (PLT stubs)
+ * in the interrupted frame takes the entry rule (RA in LR).  The walk stops
+ * cleanly at an outermost frame (RA undefined), a zero RA, or any
+ * inconsistency: a CFA not above SP, a misaligned CFA, an RA outside user
+ * space, a failed read, or %SFRAME_USER_MAX_FRAMES frames.
+ */
+#define pr_fmt(fmt) "sframe: " fmt
+
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/elf.h>
+#include <linux/fs.h>
+#include <linux/init.h>
+#include <linux/irq_work.h>
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/mm_types.h>
+#include <linux/perf_event.h>
+#include <linux/ptrace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/task_work.h>
+#include <linux/timex.h>
+#include <linux/uaccess.h>
+#include <sframe/sframe.h>
+#include <sframe/user.h>
+#ifdef CONFIG_ARM64
+#include <asm/pointer_auth.h>
+#endif
+
+/* The user-memory build of the core (kernel/sframe_user.c). */
+int sframe_user_open(struct sframe_section *sec, const void *data, u64 size,
+		     u64 addr, unsigned int opts);
+int sframe_user_find(const struct sframe_section *sec, u64 pc,
+		     struct sframe_rule *rule);
+
+/* Largest section we look at (a forged p_memsz is clamped to it). */
+#define SFRAME_USER_MAX_SIZE	(64UL << 20)
+/* Program headers read from an ELF file. */
+#define SFRAME_USER_MAX_PHDRS	64
+
+/**
+ * struct sframe_user_sec - an executable mapping with an SFrame section
+ * @start: first byte of the mapping's text
+ * @end: one past its last byte
+ * @sframe: run-time address of the section
+ * @size: bytes at @sframe that may belong to it (PT_GNU_SFRAME p_memsz)
+ * @flags: bit %SFRAME_USER_FAULT_IN (set by readers, atomically)
+ */
+struct sframe_user_sec {
+	unsigned long start, end;
+	unsigned long sframe, size;
+	unsigned long flags;
+};
+
+/* struct sframe_user_sec.flags: fault-in of the section requested */
+#define SFRAME_USER_FAULT_IN	0
+
+/**
+ * struct sframe_user_mm - an mm's table of sections (replaced as a whole)
+ * @rcu: for kfree_rcu()
+ * @nr: entries in @secs
+ * @secs: sorted by @start, non-overlapping
+ */
+struct sframe_user_mm {
+	struct rcu_head rcu;
+	unsigned int nr;
+	struct sframe_user_sec secs[];
+};
+
+/* ---- the per-mm table ----------------------------------------------------- */
+
+static struct sframe_user_mm *sframe_user_table(struct mm_struct *mm)
+{
+	return rcu_dereference_protected(mm->sframe_user,
+					 lockdep_is_held(&mm->mmap_lock) ||
+					 !atomic_read(&mm->mm_users));
+}
+
+static struct sframe_user_mm *sframe_user_alloc(unsigned int nr)
+{
+	return kzalloc(struct_size((struct sframe_user_mm *)NULL, secs, nr),
+		       GFP_KERNEL);
+}
+
+static void sframe_user_publish(struct mm_struct *mm, struct sframe_user_mm *new)
+{
+	struct sframe_user_mm *old = sframe_user_table(mm);
+
+	rcu_assign_pointer(mm->sframe_user, new);
+	if (old)
+		kfree_rcu(old, rcu);
+}
+
+/* Replace the table without the entries overlapping [start, end). */
+static void sframe_user_remove(struct mm_struct *mm, unsigned long start,
+			       unsigned long end)
+{
+	struct sframe_user_mm *old = sframe_user_table(mm), *new;
+	unsigned int i, keep = 0;
+
+	if (!old)
+		return;
+	for (i = 0; i < old->nr; i++)
+		keep += old->secs[i].end <= start || old->secs[i].start >= end;
+	if (keep == old->nr)
+		return;
+	new = keep ? sframe_user_alloc(keep) : NULL;
+	if (new) {
+		for (i = 0; i < old->nr; i++)
+			if (old->secs[i].end <= start || old->secs[i].start >= end)
+				new->secs[new->nr++] = old->secs[i];
+	}
+	/* Without memory for the copy, forget them all: never stale. */
+	sframe_user_publish(mm, new);
+}
+
+static void sframe_user_insert(struct mm_struct *mm,
+			       const struct sframe_user_sec *sec)
+{
+	struct sframe_user_mm *old, *new;
+	unsigned int i, n;
+
+	sframe_user_remove(mm, sec->start, sec->end);
+	old = sframe_user_table(mm);
+	n = old ? old->nr : 0;
+	if (n >= SFRAME_USER_MAX_SECTIONS) {
+		pr_debug("%s: more than %d mappings with SFrame\n",
+			 current->comm, SFRAME_USER_MAX_SECTIONS);
+		return;
+	}
+	new = sframe_user_alloc(n + 1);
+	if (!new)
+		return;
+	for (i = 0; i < n && old->secs[i].start < sec->start; i++)
+		new->secs[new->nr++] = old->secs[i];
+	new->secs[new->nr++] = *sec;
+	for (; i < n; i++)
+		new->secs[new->nr++] = old->secs[i];
+	sframe_user_publish(mm, new);
+}
+
+/* Read the ELF headers of @file and find where @vma's .sframe lies. */
+static bool sframe_user_elf(struct vm_area_struct *vma,
+			    struct sframe_user_sec *sec)
+{
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	struct elf64_phdr *ph, *sframe = NULL, *load = NULL;
+	struct file *file = vma->vm_file;
+	struct elf64_hdr eh;
+	unsigned long bias;
+	loff_t pos = 0;
+	size_t len;
+	int i;
+
+	if (kernel_read(file, &eh, sizeof(eh), &pos) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != ELF_ARCH ||
+	    eh.e_phentsize != sizeof(*ph) || !eh.e_phnum ||
+	    eh.e_phnum > SFRAME_USER_MAX_PHDRS)
+		return false;
+	len = eh.e_phnum * sizeof(*ph);
+	ph = kmalloc(len, GFP_KERNEL);
+	if (!ph)
+		return false;
+	pos = eh.e_phoff;
+	if (kernel_read(file, ph, len, &pos) != len)
+		goto out;
+	for (i = 0; i < eh.e_phnum; i++) {
+		u64 fstart = ph[i].p_offset & PAGE_MASK;
+
+		if (ph[i].p_type == PT_GNU_SFRAME)
+			sframe = &ph[i];
+		else if (ph[i].p_type == PT_LOAD && !load && fstart <= off &&
+			 off < ph[i].p_offset + ph[i].p_filesz &&
+			 (ph[i].p_vaddr & ~PAGE_MASK) == (ph[i].p_offset & ~PAGE_MASK))
+			load = &ph[i];
+	}
+	if (!sframe || !load || !sframe->p_memsz)
+		goto out;
+	/* vm_start maps file offset @off, which the segment puts at vaddr: */
+	bias = vma->vm_start - ((load->p_vaddr & PAGE_MASK) +
+				(off - (load->p_offset & PAGE_MASK)));
+	sec->start = vma->vm_start;
+	sec->end = vma->vm_end;
+	sec->sframe = bias + sframe->p_vaddr;
+	sec->size = min_t(u64, sframe->p_memsz, SFRAME_USER_MAX_SIZE);
+	kfree(ph);
+	return true;
+out:
+	kfree(ph);
+	return false;
+}
+
+/**
+ * sframe_user_mmap() - note a new executable file mapping (mmap hook)
+ * @vma: the mapping, just inserted; mmap_lock is held for writing
+ */
+void sframe_user_mmap(struct vm_area_struct *vma)
+{
+	struct sframe_user_sec sec;
+
+	if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file || !vma->vm_mm ||
+	    vma->vm_mm != current->mm)
+		return;
+	if (sframe_user_elf(vma, &sec))
+		sframe_user_insert(vma->vm_mm, &sec);
+}
+
+/**
+ * sframe_user_munmap() - forget the sections of unmapped text (munmap hook)
+ * @mm: the mm; mmap_lock is held for writing
+ * @start: first unmapped byte
+ * @end: one past the last
+ */
+void sframe_user_munmap(struct mm_struct *mm, unsigned long start,
+			unsigned long end)
+{
+	sframe_user_remove(mm, start, end);
+}
+
+/**
+ * sframe_user_mprotect() - forget text whose protection changes
+ * @mm: the mm; mmap_lock is held for writing
+ * @start: first byte
+ * @end: one past the last
+ *
+ * Text made writable may be rewritten (a JIT, a patcher): its SFrame no
+ * longer describes it.  Data ranges (RELRO, the section itself) keep the
+ * entries; their contents are never trusted anyway.
+ */
+void sframe_user_mprotect(struct mm_struct *mm, unsigned long start,
+			  unsigned long end)
+{
+	sframe_user_remove(mm, start, end);
+}
+
+/**
+ * sframe_user_dup() - copy the table at fork (dup_mmap hook)
+ * @mm: the child's mm, a copy of @oldmm's mappings
+ * @oldmm: the parent's; both mmap_locks are held for writing
+ */
+void sframe_user_dup(struct mm_struct *mm, struct mm_struct *oldmm)
+{
+	struct sframe_user_mm *old = sframe_user_table(oldmm), *new;
+
+	RCU_INIT_POINTER(mm->sframe_user, NULL);
+	if (!old || !old->nr)
+		return;
+	new = sframe_user_alloc(old->nr);
+	if (!new)
+		return;
+	memcpy(new->secs, old->secs, old->nr * sizeof(old->secs[0]));
+	new->nr = old->nr;
+	rcu_assign_pointer(mm->sframe_user, new);
+}
+
+/**
+ * sframe_user_mm_free() - free the table with its mm (__mmdrop hook)
+ * @mm: the mm being freed
+ */
+void sframe_user_mm_free(struct mm_struct *mm)
+{
+	struct sframe_user_mm *t = rcu_dereference_protected(mm->sframe_user, 1);
+
+	RCU_INIT_POINTER(mm->sframe_user, NULL);
+	if (t)
+		kfree_rcu(t, rcu);
+}
+
+/* The section of @pc in current's mm, copied out under RCU. */
+static bool sframe_user_find_sec(unsigned long pc, struct sframe_user_sec *out)
+{
+	struct mm_struct *mm = current->mm;
+	struct sframe_user_mm *t;
+	unsigned int lo, hi;
+	bool found = false;
+
+	if (!mm)
+		return false;
+	rcu_read_lock();
+	t = rcu_dereference(mm->sframe_user);
+	if (t) {
+		lo = 0;
+		hi = t->nr;
+		while (lo < hi) {
+			unsigned int mid = lo + (hi - lo) / 2;
+
+			if (t->secs[mid].end <= pc) {
+				lo = mid + 1;
+			} else if (t->secs[mid].start > pc) {
+				hi = mid;
+			} else {
+				*out = t->secs[mid];
+				found = true;
+				break;
+			}
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/* ---- faulting the section in ---------------------------------------------- */
+
+/*
+ * Nothing in the process reads its .sframe, so its pages are usually not
+ * mapped when perf samples, and perf's context (NMI, IRQ) cannot fault them
+ * in.  The first read that fails asks for them: an irq_work (NMI-safe)
+ * queues a task_work that touches every page of the section when the task
+ * returns to user space, where faults are allowed.  Later samples find the
+ * pages.  This is 6.1's stand-in for deferred unwinding (Linux 6.17),
+ * which walks the whole stack at that point instead.
+ */
+struct sframe_user_fault_in {
+	struct callback_head work;
+	unsigned long addr, size;
+};
+
+struct sframe_user_request {
+	struct irq_work irq_work;
+	struct task_struct *task;	/* NULL: slot free */
+	unsigned long addr, size;
+};
+
+static DEFINE_PER_CPU(struct sframe_user_request, sframe_user_request);
+
+static void sframe_user_fault_in_fn(struct callback_head *head)
+{
+	struct sframe_user_fault_in *f =
+		container_of(head, struct sframe_user_fault_in, work);
+	unsigned long a, end = f->addr + f->size;
+	u8 b;
+
+	for (a = f->addr & PAGE_MASK; a < end; a += PAGE_SIZE) {
+		if (get_user(b, (const u8 __user *)a) || fatal_signal_pending(current))
+			break;
+	}
+	kfree(f);
+}
+
+static void sframe_user_request_fn(struct irq_work *w)
+{
+	struct sframe_user_request *r =
+		container_of(w, struct sframe_user_request, irq_work);
+	struct sframe_user_fault_in *f;
+
+	/* Still the task that was sampled, and a user task. */
+	if (r->task == current && current->mm &&
+	    !(current->flags & (PF_KTHREAD | PF_EXITING))) {
+		f = kmalloc(sizeof(*f), GFP_ATOMIC);
+		if (f) {
+			init_task_work(&f->work, sframe_user_fault_in_fn);
+			f->addr = r->addr;
+			f->size = r->size;
+			if (task_work_add(current, &f->work, TWA_RESUME))
+				kfree(f);
+		}
+	}
+	smp_store_release(&r->task, NULL);
+}
+
+/* Ask once per section (until its entry is replaced) for its pages. */
+static void sframe_user_want_pages(unsigned long pc)
+{
+	struct mm_struct *mm = current->mm;
+	struct sframe_user_request *r;
+	struct sframe_user_mm *t;
+	unsigned int i;
+
+	rcu_read_lock();
+	t = rcu_dereference(mm->sframe_user);
+	for (i = 0; t && i < t->nr; i++) {
+		struct sframe_user_sec *s = &t->secs[i];
+
+		if (pc < s->start || pc >= s->end)
+			continue;
+		if (test_and_set_bit(SFRAME_USER_FAULT_IN, &s->flags))
+			break;
+		r = this_cpu_ptr(&sframe_user_request);
+		if (!READ_ONCE(r->task)) {
+			r->addr = s->sframe;
+			r->size = s->size;
+			WRITE_ONCE(r->task, current);
+			irq_work_queue(&r->irq_work);
+		} else {
+			/* Busy: let a later sample ask again. */
+			clear_bit(SFRAME_USER_FAULT_IN, &s->flags);
+		}
+		break;
+	}
+	rcu_read_unlock();
+}
+
+/* ---- statistics (debugfs sframe/user) -------------------------------------- */
+
+struct sframe_user_stats {
+	u64 samples, frames, frames_sframe, frames_fp, errors, cycles;
+};
+
+static DEFINE_PER_CPU(struct sframe_user_stats, sframe_user_stats);
+
+/* ---- the walk ----------------------------------------------------------- */
+
+/* One frame: the registers that locate it. */
+struct sframe_user_frame {
+	unsigned long pc, sp, fp, lr;
+	bool first;		/* interrupted frame: pc exact, lr live */
+	bool sp_known;		/* sp is exact (not after an arm64 FP step) */
+};
+
+static bool sframe_user_read(unsigned long addr, unsigned long *val)
+{
+	if (!IS_ALIGNED(addr, sizeof(long)))
+		return false;
+	return !copy_from_user_nofault(val, (const void __user *)addr,
+				       sizeof(*val));
+}
+
+static unsigned long sframe_user_strip(unsigned long ra)
+{
+#ifdef CONFIG_ARM64
+	ra = ptrauth_strip_insn_pac(ra);
+#endif
+	return ra;
+}
+
+enum sframe_user_step { SFU_NEXT, SFU_END, SFU_ERROR };
+
+/* Frame record at FP: saved FP at FP, RA at FP + 8 (both ABIs). */
+static enum sframe_user_step sframe_user_step_fp(struct sframe_user_frame *f,
+						  unsigned long *ra)
+{
+	unsigned long next_fp;
+
+	if (!f->fp || f->fp < f->sp || !sframe_user_read(f->fp, &next_fp) ||
+	    !sframe_user_read(f->fp + sizeof(long), ra))
+		return SFU_ERROR;
+	/* x86: the caller's SP is right above the record; arm64: unknown. */
+	f->sp = f->fp + 2 * sizeof(long);
+	f->sp_known = IS_ENABLED(CONFIG_X86_64);
+	f->fp = next_fp;
+	return SFU_NEXT;
+}
+
+static enum sframe_user_step sframe_user_step(struct sframe_user_frame *f,
+					      unsigned long *ra, bool *fp_used)
+{
+	unsigned long lookup = f->first ? f->pc : f->pc - 1;
+	unsigned long cfa, fp = f->fp;
+	struct sframe_user_sec us;
+	struct sframe_section sec;
+	struct sframe_rule rule;
+	int err;
+
+	*fp_used = false;
+	if (!sframe_user_find_sec(lookup, &us))
+		goto fallback;
+	err = sframe_user_open(&sec, (const void *)us.sframe, us.size,
+			       us.sframe, 0);
+	if (err == -SFRAME_E_FAULT)
+		sframe_user_want_pages(lookup);
+	if (err || sec.sp_reg != (IS_ENABLED(CONFIG_ARM64) ? 31 : 7))
+		return SFU_ERROR;	/* a broken or foreign section */
+	err = sframe_user_find(&sec, lookup, &rule);
+	if (err == -SFRAME_E_FAULT)
+		sframe_user_want_pages(lookup);
+	if (err == -SFRAME_E_NO_FDE) {
+		/* arm64 PLT stubs: interrupted before any frame exists. */
+		if (IS_ENABLED(CONFIG_ARM64) && f->first) {
+			*ra = f->lr;
+			f->first = false;
+			return SFU_NEXT;
+		}
+		goto fallback;
+	}
+	if (err)
+		return SFU_ERROR;
+	if (rule.flags & SFRAME_RULE_OUTERMOST)
+		return SFU_END;
+
+	if (rule.cfa.reg == sec.sp_reg && f->sp_known)
+		cfa = f->sp;
+	else if (rule.cfa.reg == sec.sp_reg)
+		goto fallback;		/* SP unknown after an arm64 FP step */
+	else if (rule.cfa.reg == sec.fp_reg)
+		cfa = f->fp;
+	else
+		return SFU_ERROR;
+	cfa += rule.cfa.offset;
+	if (rule.cfa.deref && !sframe_user_read(cfa, &cfa))
+		return SFU_ERROR;
+	/* The CFA lies above SP (at SP only at an interrupted entry). */
+	if (!IS_ALIGNED(cfa, sizeof(long)) || cfa < f->sp ||
+	    (cfa == f->sp && !f->first))
+		return SFU_ERROR;
+
+	if (rule.ra.kind == SFRAME_LOC_CFA) {
+		if (!sframe_user_read(cfa + rule.ra.offset, ra))
+			return SFU_ERROR;
+	} else if (rule.ra.kind == SFRAME_LOC_SAME && IS_ENABLED(CONFIG_ARM64) &&
+		   f->first) {
+		*ra = f->lr;
+	} else {
+		return SFU_ERROR;
+	}
+	if (rule.fp.kind == SFRAME_LOC_CFA &&
+	    !sframe_user_read(cfa + rule.fp.offset, &fp))
+		return SFU_ERROR;
+	f->sp = cfa;
+	f->sp_known = true;
+	f->fp = fp;
+	return SFU_NEXT;
+
+fallback:
+	*fp_used = true;
+	return sframe_user_step_fp(f, ra);
+}
+
+/**
+ * sframe_user_callchain() - perf user call chain from SFrame
+ * @entry: perf's call chain; regs' PC is already stored
+ * @regs: the user registers
+ *
+ * Called by perf_callchain_user() on x86_64 and arm64 (AArch64 tasks), in
+ * any context (NMI included): it only reads user memory without faulting
+ * and the mm's table under RCU.
+ *
+ * Return: true (the chain is complete as far as it can be unwound).
+ */
+bool sframe_user_callchain(struct perf_callchain_entry_ctx *entry,
+			   struct pt_regs *regs)
+{
+	struct sframe_user_stats *st;
+	struct sframe_user_frame f = {
+		.pc = instruction_pointer(regs),
+		.sp = user_stack_pointer(regs),
+		.fp = frame_pointer(regs),
+#ifdef CONFIG_ARM64
+		.lr = sframe_user_strip(regs->regs[30]),
+#endif
+		.first = true,
+		.sp_known = true,
+	};
+	unsigned int n, frames = 0, by_fp = 0;
+	bool fp_used, error = false;
+	u64 c0 = get_cycles();
+	unsigned long ra;
+
+	for (n = 0; n < SFRAME_USER_MAX_FRAMES && entry->nr < entry->max_stack;
+	     n++) {
+		enum sframe_user_step s = sframe_user_step(&f, &ra, &fp_used);
+
+		if (s != SFU_NEXT) {
+			error = s == SFU_ERROR;
+			break;
+		}
+		ra = sframe_user_strip(ra);
+		if (!ra)
+			break;			/* outermost by convention */
+		if (ra >= TASK_SIZE) {
+			error = true;
+			break;
+		}
+		if (perf_callchain_store(entry, ra))
+			break;
+		frames++;
+		by_fp += fp_used;
+		f.pc = ra;
+		f.first = false;
+	}
+
+	st = this_cpu_ptr(&sframe_user_stats);
+	st->samples++;
+	st->frames += frames;
+	st->frames_fp += by_fp;
+	st->frames_sframe += frames - by_fp;
+	st->errors += error;
+	st->cycles += get_cycles() - c0;
+	return true;
+}
+
+/* ---- debugfs ------------------------------------------------------------ */
+
+static u64 sframe_user_cycle_ps;	/* picoseconds per cycle */
+
+static int sframe_user_stats_show(struct seq_file *m, void *v)
+{
+	struct sframe_user_stats sum = { };
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct sframe_user_stats *s = per_cpu_ptr(&sframe_user_stats, cpu);
+
+		sum.samples += s->samples;
+		sum.frames += s->frames;
+		sum.frames_sframe += s->frames_sframe;
+		sum.frames_fp += s->frames_fp;
+		sum.errors += s->errors;
+		sum.cycles += s->cycles;
+	}
+	seq_printf(m, "samples %llu\nframes %llu\nframes_sframe %llu\n",
+		   sum.samples, sum.frames, sum.frames_sframe);
+	seq_printf(m, "frames_fp %llu\nerrors %llu\nns %llu\n", sum.frames_fp,
+		   sum.errors, div64_u64(sum.cycles * sframe_user_cycle_ps, 1000));
+	return 0;
+}
+
+static int sframe_user_stats_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, sframe_user_stats_show, NULL);
+}
+
+static ssize_t sframe_user_stats_write(struct file *file,
+				       const char __user *buf, size_t len,
+				       loff_t *ppos)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(&sframe_user_stats, cpu), 0,
+		       sizeof(struct sframe_user_stats));
+	return len;
+}
+
+static const struct file_operations sframe_user_stats_fops = {
+	.owner = THIS_MODULE,
+	.open = sframe_user_stats_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = sframe_user_stats_write,
+};
+
+static int __init sframe_user_init(void)
+{
+	struct dentry *dir;
+	u64 c0, t0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		init_irq_work(&per_cpu_ptr(&sframe_user_request, cpu)->irq_work,
+			      sframe_user_request_fn);
+
+	/* Calibrate the cycle counter once (the statistics' ns). */
+	c0 = get_cycles();
+	t0 = ktime_get_ns();
+	mdelay(20);
+	sframe_user_cycle_ps = div64_u64((ktime_get_ns() - t0) * 1000,
+					 max_t(u64, get_cycles() - c0, 1));
+
+	dir = debugfs_create_dir("sframe", NULL);
+	debugfs_create_file("user", 0600, dir, NULL, &sframe_user_stats_fops);
+	return 0;
+}
+late_initcall(sframe_user_init);
