@@ -54,6 +54,7 @@
 #include <linux/uaccess.h>
 #include <sframe/sframe.h>
 #include <sframe/user.h>
+#include "sframe_user_access.h"
 #ifdef CONFIG_ARM64
 #include <asm/pointer_auth.h>
 #endif
@@ -211,8 +212,17 @@ static bool sframe_user_elf(struct vm_area_struct *vma,
 	/* vm_start maps file offset @off, which the segment puts at vaddr: */
 	bias = vma->vm_start - ((load->p_vaddr & PAGE_MASK) +
 				(off - (load->p_offset & PAGE_MASK)));
-	sec->start = vma->vm_start;
-	sec->end = vma->vm_end;
+	/*
+	 * Only the segment's own pages: the dynamic loader (and the ELF
+	 * loader for PIE) first map a whole file with the first segment's
+	 * protection, then unmap or mprotect what lies beyond it, which must
+	 * not drop the entry.
+	 */
+	sec->start = max(vma->vm_start, bias + (load->p_vaddr & PAGE_MASK));
+	sec->end = min(vma->vm_end,
+		       PAGE_ALIGN(bias + load->p_vaddr + load->p_memsz));
+	if (sec->start >= sec->end)
+		goto out;
 	sec->sframe = bias + sframe->p_vaddr;
 	sec->size = min_t(u64, sframe->p_memsz, SFRAME_USER_MAX_SIZE);
 	kfree(ph);
@@ -437,6 +447,7 @@ struct sframe_user_frame {
 	unsigned long pc, sp, fp, lr;
 	bool first;		/* interrupted frame: pc exact, lr live */
 	bool sp_known;		/* sp is exact (not after an arm64 FP step) */
+	struct sframe_user_cursor cur;	/* the last section read */
 };
 
 static bool sframe_user_read(unsigned long addr, unsigned long *val)
@@ -478,21 +489,36 @@ static enum sframe_user_step sframe_user_step(struct sframe_user_frame *f,
 {
 	unsigned long lookup = f->first ? f->pc : f->pc - 1;
 	unsigned long cfa, fp = f->fp;
+	struct sframe_user_cursor *cur = &f->cur;
+	const struct sframe_section *sec = &cur->sec;
 	struct sframe_user_sec us;
-	struct sframe_section sec;
 	struct sframe_rule rule;
 	int err;
 
 	*fp_used = false;
 	if (!sframe_user_find_sec(lookup, &us))
 		goto fallback;
-	err = sframe_user_open(&sec, (const void *)us.sframe, us.size,
-			       us.sframe, 0);
-	if (err == -SFRAME_E_FAULT)
-		sframe_user_want_pages(lookup);
-	if (err || sec.sp_reg != (IS_ENABLED(CONFIG_ARM64) ? 31 : 7))
-		return SFU_ERROR;	/* a broken or foreign section */
-	err = sframe_user_find(&sec, lookup, &rule);
+	/*
+	 * Opened (its header validated) once per walk and section; every
+	 * read after that is bounds-checked again.  Nothing is kept from one
+	 * sample to the next.
+	 */
+	if (cur->base != us.sframe || cur->limit != us.size) {
+		cur->base = us.sframe;
+		cur->limit = us.size;
+		cur->win_len = 0;
+		err = sframe_user_open(&cur->sec, (const void *)us.sframe,
+				       us.size, us.sframe, 0);
+		if (err == -SFRAME_E_FAULT)
+			sframe_user_want_pages(lookup);
+		if (!err && sec->sp_reg != (IS_ENABLED(CONFIG_ARM64) ? 31 : 7))
+			err = -SFRAME_E_ABI;	/* another architecture's */
+		if (err) {
+			cur->base = 0;
+			return SFU_ERROR;
+		}
+	}
+	err = sframe_user_find(sec, lookup, &rule);
 	if (err == -SFRAME_E_FAULT)
 		sframe_user_want_pages(lookup);
 	if (err == -SFRAME_E_NO_FDE) {
@@ -509,11 +535,11 @@ static enum sframe_user_step sframe_user_step(struct sframe_user_frame *f,
 	if (rule.flags & SFRAME_RULE_OUTERMOST)
 		return SFU_END;
 
-	if (rule.cfa.reg == sec.sp_reg && f->sp_known)
+	if (rule.cfa.reg == sec->sp_reg && f->sp_known)
 		cfa = f->sp;
-	else if (rule.cfa.reg == sec.sp_reg)
+	else if (rule.cfa.reg == sec->sp_reg)
 		goto fallback;		/* SP unknown after an arm64 FP step */
-	else if (rule.cfa.reg == sec.fp_reg)
+	else if (rule.cfa.reg == sec->fp_reg)
 		cfa = f->fp;
 	else
 		return SFU_ERROR;

@@ -100,5 +100,94 @@ user_unwind_tests() {
 	done
 }
 
+
+# ---- hostile input for the user unwinder: defined here, not called yet -----
+# /usr/test/sframe-hostile samples itself with perf while it forges its own
+# .sframe in place (header, FDEs, FREs, flips, truncation, flapping bytes,
+# munmap, PROT_NONE) and corrupts its callers' stack slots and SP/FP/LR
+# (qemu/user/README.md). Short or wrong chains are expected; a malformed
+# perf record, a crash of the program or a kernel splat is a failure.
+# USER_HOSTILE_VARIANTS: variants of each kind (default 1000).
+user_hostile_tests() {
+	uh_out=/tmp/user-hostile.out
+	# dmesg after this marker is the run's
+	echo "smoke: user hostile: start" >/dev/kmsg 2>/dev/null
+	if /usr/test/sframe-hostile -n "${USER_HOSTILE_VARIANTS:-1000}" -T 600 \
+		>$uh_out 2>&1; then
+		uh_v=PASS
+	else
+		uh_v=FAIL
+	fi
+	uh_sum=$(sed -n 's/^sframe-hostile: \([0-9]* section variants.*\)/\1/p' $uh_out)
+	uh_seed=$(sed -n 's/^sframe-hostile: seed \(0x[0-9a-f]*\).*/\1/p' $uh_out)
+	echo "$uh_v: user hostile: forged .sframe and stacks under perf (${uh_sum:-no result}; seed ${uh_seed:-?})"
+	[ "$uh_v" = PASS ] || sed 's/^/    /' $uh_out
+	if dmesg | grep -q "smoke: user hostile: start"; then
+		dmesg | sed -n '/smoke: user hostile: start/,$p' >/tmp/user-hostile.dmesg
+	else
+		dmesg >/tmp/user-hostile.dmesg
+	fi
+	if grep -E "Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|Call [Tt]race|Unable to handle kernel|general protection" \
+		/tmp/user-hostile.dmesg >/tmp/user-hostile.splat; then
+		echo "FAIL: user hostile: kernel log clean"
+		head -n 40 /tmp/user-hostile.splat | sed 's/^/    /'
+	else
+		echo "PASS: user hostile: kernel log clean"
+	fi
+}
+
+# ---- cost of a user callchain: defined here, not called yet ---------------
+# The same workload sampled as chain-fp (frame pointers) and as
+# chain-sframe-static (SFrame), with the kernel's counters in
+# /sys/kernel/debug/sframe/user ("samples", "frames", "ns", ...; a write
+# resets them) reset before each run: time per sample and frames per sample
+# of the two, and their ratio. Numbers only, no expectation on the
+# sampler's results. USER_UNWIND_BENCH_SAMPLES: samples per build (2000).
+user_unwind_bench() {
+	ub_stats=/sys/kernel/debug/sframe/user
+	grep -q " /sys/kernel/debug debugfs " /proc/mounts ||
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	if [ ! -e $ub_stats ]; then
+		echo "FAIL: user unwind bench: $ub_stats missing"
+		return
+	fi
+	ub_res=
+	for ub_bin in chain-fp chain-sframe-static; do
+		echo 0 >$ub_stats
+		/usr/test/$ub_bin -n "${USER_UNWIND_BENCH_SAMPLES:-2000}" -T 120 -q \
+			>/tmp/user-bench.out 2>&1
+		ub_rc=$?
+		# "ns/sample frames/sample" of this run, or nothing without samples
+		ub_one=$(awk '$1 == "samples" { s = $2 } $1 == "frames" { f = $2 }
+			      $1 == "ns" { n = $2 }
+			      END { if (s > 0) printf "%.0f %.1f", n / s, f / s }' $ub_stats)
+		if [ "$ub_rc" = 2 ] || [ -z "$ub_one" ]; then
+			echo "FAIL: user unwind bench: $ub_bin: no samples in $ub_stats (sampler exit $ub_rc)"
+			sed 's/^/    /' /tmp/user-bench.out
+			sed 's/^/    /' $ub_stats
+			return
+		fi
+		ub_res="$ub_res $ub_one"
+	done
+	# shellcheck disable=SC2086 # ub_res: four numbers
+	echo $ub_res | awk '{
+		printf "BENCH: user callchain: frame pointers %d ns/sample (%.1f frames), ", $1, $2
+		printf "SFrame %d ns/sample (%.1f frames), ", $3, $4
+		if ($1 > 0)
+			printf "ratio %.2f (goal <= 2.00)\n", $3 / $1
+		else
+			printf "ratio n/a (goal <= 2.00)\n"
+	}'
+}
+
+# perf user call chains from SFrame (CONFIG_SFRAME_USER_UNWIND): the
+# sampler on each build of the workload, hostile sections and stacks, and
+# the per-sample cost against frame pointers.
+if grep -q 'sframe_user_callchain' /proc/kallsyms && [ -x /usr/test/chain-fp ]; then
+	user_unwind_tests
+	user_hostile_tests
+	user_unwind_bench
+fi
+
 # Anything that looks like a kernel splat fails the run.
 check "dmesg clean" sh -c '! dmesg | grep -E "Oops|BUG:|WARNING:|KASAN|Call Trace"'

@@ -8,10 +8,13 @@
 #   chain-nosframe       -O2 -fomit-frame-pointer, no SFrame, static
 #   chain-fp             -O2 frame pointers (leaf functions too), no SFrame,
 #                        static
+#   sframe-hostile       -O2 -fomit-frame-pointer, SFrame, static, .sframe
+#                        outside the text segment (-z separate-code): forges
+#                        its own .sframe and stack under perf (hostile.c)
 # and sysroot/: the dynamic loader and the libraries the dynamic build
 # needs, at the paths the target looks for them (for the initramfs).
 # Checks that the SFrame builds have a PT_GNU_SFRAME segment and the
-# others none.
+# others none, and that sframe-hostile's is in a non-executable PT_LOAD.
 set -euo pipefail
 
 . "$(dirname "$0")/common.sh"
@@ -42,8 +45,12 @@ OMIT="-fomit-frame-pointer"
 # stack whatever the flags: w_leaf has a stack slot for that reason)
 FP="-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
 SFRAME="-Wa,--gsframe"
-SRCS="$SRC/sampler.c $SRC/chain.c"
+SRCS="$SRC/sampler.c $SRC/perfring.c $SRC/chain.c"
 LIB="$SRC/chainlib.c"
+# aarch64 ld puts .rodata/.eh_frame/.sframe in the text segment unless told
+# otherwise; sframe-hostile mprotects its .sframe pages writable, which must
+# not touch the text mapping (the kernel drops an mm's SFrame record then)
+SEPCODE="-Wl,-z,separate-code"
 
 # One command line per artefact, in build order (also the stamp's input).
 cmds=(
@@ -52,13 +59,15 @@ cmds=(
 "$CC $CFLAGS $OMIT $SFRAME -o chain-sframe-dyn $SRCS -L. -lchain -Wl,-rpath,'\$ORIGIN'"
 "$CC $CFLAGS $OMIT -static -o chain-nosframe $SRCS $LIB"
 "$CC $CFLAGS $FP -static -o chain-fp $SRCS $LIB"
+"$CC $CFLAGS $OMIT $SFRAME -static $SEPCODE -o sframe-hostile $SRC/hostile.c $SRC/perfring.c"
 )
-outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp"
+outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp sframe-hostile"
 
 # rebuilt when a command line, a source, this script, the compiler or the
 # C library changes
 stamp=$( { printf '%s\n' "${cmds[@]}"; $CC --version | sed -n 1p
-	   dpkg-query -W "$LIBC"; cat "$SRC"/*.c "$SRC"/*.h "$0"; } |
+	   dpkg-query -W "$LIBC"; cat "$SRC"/*.c "$SRC"/*.h "$0" \
+	   "$ROOT/include/sframe/format.h"; } |
 	 sha256sum | cut -d' ' -f1)
 uptodate=1
 [ "$(cat "$OUTU/.stamp" 2>/dev/null)" = "$stamp" ] || uptodate=
@@ -83,13 +92,26 @@ for f in $outs; do
 	readelf -h "$f" | grep -q "Machine: *$MACHINE" ||
 		{ echo "[user $A] $f: not built for $MACHINE" >&2; exit 1; }
 	case $f in
-	chain-sframe-*|libchain.so) want=1 ;;
+	chain-sframe-*|libchain.so|sframe-hostile) want=1 ;;
 	*) want=0 ;;
 	esac
 	have=$(readelf -lW "$f" | grep -c '^ *GNU_SFRAME ' || true)
 	[ "$have" = "$want" ] ||
 		{ echo "[user $A] $f: $have PT_GNU_SFRAME segments, expected $want" >&2; exit 1; }
 done
+# sframe-hostile: the PT_LOAD holding PT_GNU_SFRAME is not executable
+read -r sf_va sf_sz < <(readelf -lW sframe-hostile | awk '$1 == "GNU_SFRAME" { print $3, $6 }')
+sf_ro=
+while read -r _ _ va _ fsz _ flags; do
+	if (( sf_va >= va && sf_va + sf_sz <= va + fsz )); then
+		case $flags in
+		*E*) ;;
+		*) sf_ro=1 ;;
+		esac
+	fi
+done < <(readelf -lW sframe-hostile | grep '^ *LOAD ')
+[ -n "$sf_ro" ] ||
+	{ echo "[user $A] sframe-hostile: .sframe not in a read-only PT_LOAD" >&2; exit 1; }
 
 # The loader and every library the dynamic build needs, where the target
 # looks for them: the loader at its PT_INTERP path, libraries in /lib (one

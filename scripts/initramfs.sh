@@ -4,8 +4,9 @@
 # Build build/initramfs-ARCH.cpio.gz: static busybox, an /init that mounts
 # proc/sys/devtmpfs, runs /smoke.sh and powers off, plus every module
 # of the build under sframe-unwind/ (modules.order) in /lib/modules-test/,
-# and the user-space unwinding tests (scripts/build-user.sh, qemu/user/)
-# in /usr/test/ with the dynamic loader and C library they need.
+# and the user-space unwinding tests (scripts/build-user.sh, qemu/user/:
+# the sampler builds and sframe-hostile) in /usr/test/ with the dynamic
+# loader and C library they need.
 set -euo pipefail
 
 . "$(dirname "$0")/common.sh"
@@ -65,7 +66,7 @@ EOT
 	# and libraries at their paths (/lib is already there)
 	echo "dir /usr 755 0 0"
 	echo "dir /usr/test 755 0 0"
-	for f in "$user"/chain-* "$user"/libchain.so; do
+	for f in "$user"/chain-* "$user"/libchain.so "$user"/sframe-hostile; do
 		echo "file /usr/test/${f##*/} $f 755 0 0"
 	done
 	(cd "$user/sysroot" && find . -mindepth 1 -type d | sort) | sed 's|^\.||' |

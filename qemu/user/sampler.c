@@ -58,6 +58,7 @@
 #include <unistd.h>
 
 #include "chain.h"
+#include "perfring.h"
 
 #define RING_PAGES	64		/* default data pages of the ring buffer */
 #define MAX_REPORT	5		/* failing samples printed per kind */
@@ -733,14 +734,7 @@ static void print_chain(const char *what, const uint64_t *ips, uint64_t nr,
 	printf("\n%s:     %s\n", prog, why);
 }
 
-/* ---- perf ring buffer ---------------------------------------------------- */
-
-struct ring {
-	struct perf_event_mmap_page *meta;
-	unsigned char *data;
-	uint64_t size;			/* power of two */
-	unsigned char *rec;		/* a record copied out when it wraps */
-};
+/* ---- perf ring buffer (perfring.c) ---------------------------------------- */
 
 struct sample_ctx {
 	struct stats st;
@@ -794,62 +788,42 @@ static void handle_sample(struct sample_ctx *ctx, const unsigned char *p, size_t
 	account(ctx, (const uint64_t *)(p + fixed), h.nr, h.ip);
 }
 
-/*
- * Consume every record between data_tail and data_head, as
- * include/uapi/linux/perf_event.h asks: read data_head, then rmb, read
- * the records, then mb before data_tail is written.
- */
-static void ring_drain(struct ring *r, struct sample_ctx *ctx)
+/* One ring-buffer record: samples are checked, LOST and THROTTLE counted. */
+static void handle_record(void *arg, const struct perf_event_header *hdr,
+			  const unsigned char *p)
 {
-	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_RELAXED);
-	uint64_t tail = r->meta->data_tail;
+	struct sample_ctx *ctx = arg;
 
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);	/* smp_rmb() */
-	while (head - tail >= sizeof(struct perf_event_header)) {
-		uint64_t off = tail & (r->size - 1);
-		struct perf_event_header hdr;
-		const unsigned char *p;
+	ctx->st.records++;
+	switch (hdr->type) {
+	case PERF_RECORD_SAMPLE:
+		handle_sample(ctx, p, hdr->size);
+		break;
+	case PERF_RECORD_LOST: {
+		uint64_t lost[2];	/* id, lost */
 
-		/* records are 8-byte aligned: the header never wraps */
-		memcpy(&hdr, r->data + off, sizeof(hdr));
-		if (hdr.size < sizeof(hdr) || hdr.size > head - tail) {
-			fprintf(stderr, "%s: corrupt ring buffer record (size %u)\n",
-				prog, hdr.size);
-			exit(2);
+		if (hdr->size >= sizeof(*hdr) + sizeof(lost)) {
+			memcpy(lost, p + sizeof(*hdr), sizeof(lost));
+			ctx->st.lost += lost[1];
 		}
-		if (off + hdr.size <= r->size) {
-			p = r->data + off;
-		} else {			/* wraps around the end */
-			uint64_t first = r->size - off;
-
-			memcpy(r->rec, r->data + off, first);
-			memcpy(r->rec + first, r->data, hdr.size - first);
-			p = r->rec;
-		}
-		ctx->st.records++;
-		switch (hdr.type) {
-		case PERF_RECORD_SAMPLE:
-			handle_sample(ctx, p, hdr.size);
-			break;
-		case PERF_RECORD_LOST: {
-			uint64_t lost[2];	/* id, lost */
-
-			if (hdr.size >= sizeof(hdr) + sizeof(lost)) {
-				memcpy(lost, p + sizeof(hdr), sizeof(lost));
-				ctx->st.lost += lost[1];
-			}
-			break;
-		}
-		case PERF_RECORD_THROTTLE:
-			ctx->st.throttled++;
-			break;
-		default:
-			break;
-		}
-		tail += hdr.size;
+		break;
 	}
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* smp_mb() */
-	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELAXED);
+	case PERF_RECORD_THROTTLE:
+		ctx->st.throttled++;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Consumes every record between data_tail and data_head. */
+static void ring_drain(struct perf_ring *r, struct sample_ctx *ctx)
+{
+	if (perf_ring_drain(r, handle_record, ctx)) {
+		fprintf(stderr, "%s: corrupt ring buffer record (size %u)\n",
+			prog, r->bad_size);
+		exit(2);
+	}
 }
 
 /* ---- sampling with perf ------------------------------------------------- */
@@ -893,13 +867,12 @@ static double now(void)
  */
 static int run_perf(const struct options *opt, struct sample_ctx *ctx, pid_t child)
 {
-	uint64_t page = sysconf(_SC_PAGESIZE), period;
 	struct perf_event_attr attr;
-	struct ring ring;
+	struct perf_ring ring;
 	int fd, status, ret = 0;
 	bool warned = false;
+	uint64_t period;
 	double t0;
-	void *mem;
 
 	rng_state = ((uint64_t)time(NULL) << 20) ^ (uint64_t)child ^ 0x9e3779b97f4a7c15ULL;
 	memset(&attr, 0, sizeof(attr));
@@ -918,18 +891,11 @@ static int run_perf(const struct options *opt, struct sample_ctx *ctx, pid_t chi
 		ret = 2;
 		goto out_child;
 	}
-	mem = mmap(NULL, (opt->ring_pages + 1) * page, PROT_READ | PROT_WRITE, MAP_SHARED,
-		   fd, 0);
-	if (mem == MAP_FAILED) {
+	if (perf_ring_map(&ring, fd, opt->ring_pages)) {
 		fprintf(stderr, "%s: mmap of the ring buffer: %s\n", prog, strerror(errno));
 		ret = 2;
 		goto out_fd;
 	}
-	ring.meta = mem;
-	ring.data = (unsigned char *)mem +
-		    (ring.meta->data_offset ? ring.meta->data_offset : page);
-	ring.size = ring.meta->data_size ? ring.meta->data_size : opt->ring_pages * page;
-	ring.rec = xrealloc(NULL, ring.size);
 	ctx->child = child;
 
 	t0 = now();
@@ -962,8 +928,7 @@ static int run_perf(const struct options *opt, struct sample_ctx *ctx, pid_t chi
 		}
 	}
 	ring_drain(&ring, ctx);		/* counts up to nsamples */
-	munmap(mem, (opt->ring_pages + 1) * page);
-	free(ring.rec);
+	perf_ring_unmap(&ring);
 out_fd:
 	close(fd);
 out_child:

@@ -1,0 +1,2177 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sframe-hostile: hostile input for the kernel's SFrame user unwinder.
+ *
+ * The program samples itself with perf_event_open() (user callchains) and,
+ * while the samples are taken, feeds the unwinder
+ *   - section variants: its own .sframe (PT_GNU_SFRAME), made writable,
+ *     forged in place one way at a time (header fields, FDEs, FREs, byte
+ *     flips, truncation, bytes flapping between two states during the
+ *     walk), unmapped, or made PROT_NONE;
+ *   - stack variants: a spinning leaf function overwrites its callers'
+ *     return addresses, saved frame pointers and other slots with garbage
+ *     (0, -1, kernel addresses, loops, unaligned values, values below the
+ *     stack pointer), sets SP/FP/LR to garbage, or runs on a small mmap'ed
+ *     stack (sigaltstack, makecontext) that the walk must leave.
+ * Everything is restored before the leaf returns. Each variant runs the
+ * chain run_chain -> h_outer -> h_a -> h_b -> h_c -> h_leaf until a few
+ * samples were taken (the ring buffer's data_head moved), then the ring
+ * buffer is drained and every record checked: a well-formed sample record,
+ * our pid/tid, PERF_CONTEXT_USER then the sample IP first, at most
+ * perf_event_max_stack + 1 entries. A wrong or short chain is expected;
+ * a malformed record, a failed self-check or a crash is a failure.
+ *
+ * The work runs in a forked child so that a crash is reported (with the
+ * variant it happened in) rather than lost. See qemu/user/README.md.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <link.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "../../include/sframe/format.h"
+#include "perfring.h"
+
+#ifndef PT_GNU_SFRAME
+#define PT_GNU_SFRAME	0x6474e554
+#endif
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "little-endian targets only (x86_64, aarch64)"
+#endif
+
+#if defined(__x86_64__)
+#define KERNEL_ADDR	0xffffffff81000000ULL
+#define USER_END	(1ULL << 47)
+#define SFRAME_ABI	SFRAME_ABI_AMD64_ENDIAN_LITTLE
+#define LEAF_RA_SLOT	1	/* the leaf's return address is on the stack */
+#define RA_IN_FRE	0	/* FRE words: CFA, FP; RA at fixed_ra */
+#elif defined(__aarch64__)
+#define KERNEL_ADDR	0xffff800008000000ULL
+#define USER_END	(1ULL << 48)
+#define SFRAME_ABI	SFRAME_ABI_AARCH64_ENDIAN_LITTLE
+#define LEAF_RA_SLOT	0	/* in x30 */
+#define RA_IN_FRE	1	/* FRE words: CFA, RA, FP */
+#else
+#error "x86_64 or aarch64 only"
+#endif
+
+#define HFN		__attribute__((noinline, noipa))
+#define INLINE		static inline __attribute__((always_inline))
+#define NO_TAIL()	asm volatile("" ::: "memory")
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+#define RING_PAGES	64
+#define MAX_WR		48	/* stack slots overwritten at once */
+#define FLAP_MAX	64	/* bytes flapping */
+#define ALT_SIZE	(128 << 10)
+#define CTX_SIZE	(64 << 10)
+#define BASE_RUNS	10	/* chain runs per baseline */
+#define MAX_REPORT	5
+
+static const char *prog = "sframe-hostile";
+
+struct options {
+	unsigned long n, period_ns, min_ms, max_ms, timeout, want;
+	uint64_t seed;
+	bool quiet, verbose, no_perf, expect, user_only;
+};
+
+static struct options opt = {
+	.n = 1000, .period_ns = 100000, .min_ms = 1, .max_ms = 25, .timeout = 600,
+	.want = 2,
+};
+
+/* ---- state shared with the parent (survives a crash) --------------------- */
+
+enum phase { P_SETUP, P_BASE, P_SECTION, P_MAP, P_STACK, P_DONE, NPHASE };
+
+static const char *const phase_names[NPHASE] = {
+	"setup", "baseline", "section variant", "unmap/PROT_NONE section variant",
+	"stack variant", "done",
+};
+
+struct shared {
+	int phase;
+	unsigned long variant;
+	char desc[200];
+	unsigned long nsection, nstack, samples, chained;
+};
+
+static struct shared *sh;
+
+/* ---- PRNG: splitmix64, one stream per variant ---------------------------- */
+
+static uint64_t rs;
+
+static uint64_t rnd(void)
+{
+	uint64_t z = (rs += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t rndn(uint64_t n)
+{
+	return n ? rnd() % n : 0;
+}
+
+static void seed_variant(unsigned int kind, unsigned long i)
+{
+	rs = opt.seed ^ ((uint64_t)kind << 56) ^ (i * 0xd1b54a32d192ed03ULL);
+	rnd();
+}
+
+static uint64_t pick_u64(const uint64_t *v, size_t n)
+{
+	return v[rndn(n)];
+}
+
+#define PICK(...)							\
+	pick_u64((const uint64_t[]){ __VA_ARGS__ },			\
+		 sizeof((const uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t))
+
+/* ---- failures and descriptions ------------------------------------------ */
+
+static bool failed;
+static unsigned long nreported;
+
+static void describe(const char *fmt, ...)
+{
+	size_t len = strlen(sh->desc);
+	va_list ap;
+
+	if (len >= sizeof(sh->desc) - 1)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(sh->desc + len, sizeof(sh->desc) - len, fmt, ap);
+	va_end(ap);
+}
+
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	failed = true;
+	if (nreported++ >= 20)
+		return;
+	if (sh->phase == P_DONE)
+		printf("%s: FAIL: ", prog);
+	else
+		printf("%s: FAIL: %s %lu (%s): ", prog, phase_names[sh->phase],
+		       sh->variant, sh->desc);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+static void __attribute__((noreturn)) die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s: ", prog);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	exit(status);
+}
+
+/* ---- the chain and the spinning leaf ------------------------------------- */
+
+/* levels: a function's return address points into the next level's function */
+enum { LV_LEAF, LV_C, LV_B, LV_A, LV_OUTER, LV_RUN, NLEVELS };
+
+static const char *const level_names[NLEVELS] = {
+	"h_leaf", "h_c", "h_b", "h_a", "h_outer", "run_chain",
+};
+
+HFN unsigned long h_leaf(unsigned long x);
+HFN unsigned long h_c(unsigned long x);
+HFN unsigned long h_b(unsigned long x);
+HFN unsigned long h_a(unsigned long x);
+HFN unsigned long h_outer(unsigned long x);
+HFN unsigned long run_chain(unsigned long x);
+
+static unsigned long (*const level_fn[NLEVELS])(unsigned long) = {
+	h_leaf, h_c, h_b, h_a, h_outer, run_chain,
+};
+
+static void *volatile ra_of[NLEVELS];	/* each function's return address */
+static uintptr_t chain_top;		/* slots below it may be overwritten */
+static uintptr_t stack_limit = UINTPTR_MAX;	/* end of a small stack */
+static volatile unsigned long chain_sink;
+
+static volatile uint64_t *ring_head;	/* perf's data_head (or a dummy) */
+static uint64_t ring_dummy;
+static uint64_t spin_min, spin_max;	/* loop iterations */
+static uint64_t regs_min, regs_max;	/* ... of regs_loop() */
+static unsigned int spin_want;		/* data_head moves to wait for */
+static uint64_t iters_per_ms, regs_per_ms;
+
+/* one stack slot overwritten by the leaf */
+struct slot_write {
+	volatile uint64_t *addr;
+	uint64_t val, saved;
+	bool rel;			/* val is added to the slot's value */
+	bool done;
+};
+
+enum kclass {
+	K_RA, K_BELOW, K_ABOVE, K_ALL_RA, K_ALL, K_SWAP, K_RANDOM, K_REGS,
+	K_ALTSTACK, K_CONTEXT, NKCLASS
+};
+
+static const char *const kclass_names[NKCLASS] = {
+	"return-address", "slot-below-ra", "slot-above-ra", "all-return-addresses",
+	"all-ra-and-saved-fp", "ra-of-another-frame", "random-slots",
+	"sp/fp/lr-registers", "sigaltstack", "makecontext",
+};
+
+enum vkind {
+	V_ZERO, V_ONES, V_KERNEL, V_SELF, V_LEAF, V_UNALIGNED, V_BELOW_SP,
+	V_NONCANON, V_RANDOM, NVKIND
+};
+
+static const char *const vkind_names[NVKIND] = {
+	"0", "-1", "kernel address", "the slot's address", "h_leaf",
+	"unaligned (+3)", "below SP", "first non-user address", "random",
+};
+
+static struct {
+	bool active;
+	enum kclass cls;		/* K_RA .. K_REGS */
+	int level;			/* target frame, -1: chosen in plan_stack */
+	int chosen, other;		/* the frames plan_stack chose */
+	enum vkind val;
+	uint64_t sp, fp, lr;		/* K_REGS */
+} plan;
+
+static struct slot_write wr[MAX_WR];
+static int nwr;
+static unsigned long slots_written, slots_skipped, slots_not_restored;
+
+/* flapping bytes of the section (S_FLAP) */
+static struct {
+	uint32_t off;
+	uint8_t orig, mut;
+} flap[FLAP_MAX];
+static int nflap;
+static volatile uint8_t *flap_base;
+
+INLINE void flap_toggle(uint64_t t)
+{
+	int k;
+
+	for (k = 0; k < nflap; k++)
+		flap_base[flap[k].off] = (t & 1) ? flap[k].orig : flap[k].mut;
+}
+
+/*
+ * The spin: until spin_want samples were written (data_head moved) and
+ * spin_min iterations ran, at most spin_max iterations. No calls.
+ */
+INLINE unsigned long spin(unsigned long r)
+{
+	uint64_t i, last = *ring_head, head;
+	unsigned int seen = 0;
+
+	for (i = 0; i < spin_max; i++) {
+		r = r * 6364136223846793005UL + 1442695040888963407UL;
+		asm volatile("" : "+r"(r));
+		if (i % 64)
+			continue;
+		if (nflap)
+			flap_toggle(i / 64);
+		head = *ring_head;
+		if (head != last) {
+			last = head;
+			seen++;
+		}
+		if (seen >= spin_want && i >= spin_min)
+			break;
+	}
+	if (nflap)
+		flap_toggle(1);		/* pristine */
+	return r;
+}
+
+/* n iterations of an empty loop with SP, FP (and LR) set to garbage */
+INLINE void regs_loop(uint64_t n, uint64_t sp, uint64_t fp, uint64_t lr)
+{
+#if defined(__x86_64__)
+	register uint64_t rn asm("rcx") = n;
+	register uint64_t rsp asm("rsi") = sp;
+	register uint64_t rfp asm("rdi") = fp;
+
+	(void)lr;
+	asm volatile("mov %%rsp, %%r10\n\t"
+		     "mov %%rbp, %%r11\n\t"
+		     "mov %[sp], %%rsp\n\t"
+		     "mov %[fp], %%rbp\n"
+		     "1:\tdec %[n]\n\t"
+		     "jnz 1b\n\t"
+		     "mov %%r11, %%rbp\n\t"
+		     "mov %%r10, %%rsp"
+		     : [n] "+r" (rn)
+		     : [sp] "r" (rsp), [fp] "r" (rfp)
+		     : "r10", "r11", "cc", "memory");
+#elif defined(__aarch64__)
+	register uint64_t rn asm("x12") = n;
+	register uint64_t rsp asm("x13") = sp;
+	register uint64_t rfp asm("x14") = fp;
+	register uint64_t rlr asm("x15") = lr;
+
+	asm volatile("mov x9, sp\n\t"
+		     "mov x10, x29\n\t"
+		     "mov x11, x30\n\t"
+		     "mov sp, %[sp]\n\t"
+		     "mov x29, %[fp]\n\t"
+		     "mov x30, %[lr]\n"
+		     "1:\tsubs %[n], %[n], #1\n\t"
+		     "b.ne 1b\n\t"
+		     "mov x30, x11\n\t"
+		     "mov x29, x10\n\t"
+		     "mov sp, x9"
+		     : [n] "+r" (rn)
+		     : [sp] "r" (rsp), [fp] "r" (rfp), [lr] "r" (rlr)
+		     : "x9", "x10", "x11", "cc", "memory");
+#endif
+}
+
+/* The spin with garbage registers, in chunks: data_head is read between. */
+INLINE void regs_spin(void)
+{
+	uint64_t i, chunk = regs_per_ms / 16 + 1, last = *ring_head, head;
+	unsigned int seen = 0;
+
+	for (i = 0; i < regs_max; i += chunk) {
+		regs_loop(chunk, plan.sp, plan.fp, plan.lr);
+		head = *ring_head;
+		if (head != last) {
+			last = head;
+			seen++;
+		}
+		if (seen >= spin_want && i + chunk >= regs_min)
+			break;
+	}
+}
+
+/*
+ * The leaf: overwrites the planned slots (callers' frames only: at or
+ * above its CFA, or its own return address slot), spins while samples are
+ * taken, restores the slots. No calls in between.
+ */
+HFN unsigned long h_leaf(unsigned long x)
+{
+	uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();
+	uint64_t ra = (uintptr_t)__builtin_return_address(0);
+	unsigned long r = x;
+	int k, j;
+
+	ra_of[LV_LEAF] = (void *)(uintptr_t)ra;
+	for (k = 0; k < nwr; k++) {
+		volatile uint64_t *a = wr[k].addr;
+		uintptr_t ua = (uintptr_t)a;
+
+		wr[k].done = (ua >= cfa && ua + 8 <= chain_top && ua % 8 == 0) ||
+			     (LEAF_RA_SLOT && ua == cfa - 8 && *a == ra);
+		if (!wr[k].done) {
+			slots_skipped++;
+			continue;
+		}
+		wr[k].saved = *a;
+		*a = wr[k].rel ? wr[k].saved + wr[k].val : wr[k].val;
+		slots_written++;
+	}
+	if (plan.active && plan.cls == K_REGS)
+		regs_spin();
+	else
+		r = spin(r);
+	for (k = nwr; k-- > 0;)
+		if (wr[k].done)
+			*wr[k].addr = wr[k].saved;
+	/* self-check: every slot has its value back (first write per slot) */
+	for (k = 0; k < nwr; k++) {
+		if (!wr[k].done)
+			continue;
+		for (j = 0; j < k; j++)
+			if (wr[j].done && wr[j].addr == wr[k].addr)
+				break;
+		if (j == k && *wr[k].addr != wr[k].saved)
+			slots_not_restored++;
+	}
+	return r;
+}
+
+/* the bad value of kind v for write w (sp: h_c's stack pointer) */
+static void slot_value(struct slot_write *w, enum vkind v, uintptr_t sp)
+{
+	w->rel = false;
+	switch (v) {
+	case V_ZERO:
+		w->val = 0;
+		break;
+	case V_ONES:
+		w->val = ~0ULL;
+		break;
+	case V_KERNEL:
+		w->val = KERNEL_ADDR;
+		break;
+	case V_SELF:
+		w->val = (uintptr_t)w->addr;
+		break;
+	case V_LEAF:
+		w->val = (uintptr_t)h_leaf;
+		break;
+	case V_UNALIGNED:
+		w->val = 3;
+		w->rel = true;
+		break;
+	case V_BELOW_SP:
+		w->val = sp - 512 - 8 * rndn(4096);
+		break;
+	case V_NONCANON:
+		w->val = USER_END;
+		break;
+	default:
+		w->val = rnd();
+		break;
+	}
+}
+
+/* plans a write at addr if it is in a caller's frame (at or above base) */
+static void add_write(uintptr_t addr, enum vkind v, uintptr_t base)
+{
+	if (nwr >= MAX_WR || addr < base || addr + 8 > chain_top)
+		return;
+	wr[nwr].addr = (volatile uint64_t *)addr;
+	wr[nwr].done = false;
+	slot_value(&wr[nwr], v, base);
+	nwr++;
+}
+
+/* the leaf's own return address slot (x86_64), checked by the leaf */
+static void add_leaf_ra_write(uintptr_t addr, enum vkind v, uintptr_t base)
+{
+	if (nwr >= MAX_WR)
+		return;
+	wr[nwr].addr = (volatile uint64_t *)addr;
+	wr[nwr].done = false;
+	slot_value(&wr[nwr], v, base);
+	nwr++;
+}
+
+/*
+ * Called by h_c right before it calls h_leaf: finds the return addresses
+ * of h_c and its callers on the stack between h_c's SP (this function's
+ * CFA) and chain_top, and plans the leaf's writes.
+ */
+HFN static void plan_stack(void)
+{
+	uintptr_t base = (uintptr_t)__builtin_dwarf_cfa(), pos = base, a;
+	uintptr_t slot[NLEVELS] = { 0 };
+	int lv, found[NLEVELS], nfound = 0, k, n;
+
+	nwr = 0;
+	if (!plan.active || plan.cls == K_REGS)
+		return;
+	if (LEAF_RA_SLOT) {		/* checked by the leaf */
+		slot[LV_LEAF] = base - 8;
+		found[nfound++] = LV_LEAF;
+	}
+	for (lv = LV_C; lv < NLEVELS; lv++) {
+		uint64_t want = (uintptr_t)ra_of[lv];
+
+		for (a = pos; a + 8 <= chain_top; a += 8)
+			if (*(volatile uint64_t *)a == want)
+				break;
+		if (a + 8 > chain_top)
+			continue;
+		slot[lv] = a;
+		found[nfound++] = lv;
+		pos = a + 8;
+	}
+	if (!nfound)
+		return;
+	lv = plan.level >= 0 && slot[plan.level] ? plan.level : found[rndn(nfound)];
+	plan.chosen = lv;
+	switch (plan.cls) {
+	case K_RA:
+		if (lv == LV_LEAF)
+			add_leaf_ra_write(slot[lv], plan.val, base);
+		else
+			add_write(slot[lv], plan.val, base);
+		break;
+	case K_BELOW:			/* x86_64: the callee's first push */
+		if (lv == LV_LEAF) {
+			if (nfound < 2)
+				break;
+			lv = found[1 + rndn(nfound - 1)];
+			plan.chosen = lv;
+		}
+		add_write(slot[lv] - 8, plan.val, base);
+		break;
+	case K_ABOVE:
+		add_write(slot[lv] + 8, plan.val, base);
+		break;
+	case K_ALL_RA:
+	case K_ALL:
+		for (k = 0; k < nfound; k++) {
+			if (found[k] == LV_LEAF) {
+				add_leaf_ra_write(slot[LV_LEAF], plan.val, base);
+				continue;
+			}
+			add_write(slot[found[k]], plan.val, base);
+			if (plan.cls == K_ALL)
+				add_write(slot[found[k]] - 8, plan.val, base);
+		}
+		break;
+	case K_SWAP:
+		/* the return address of another frame: back down (a loop) or up */
+		if (lv == LV_LEAF)
+			lv = found[nfound - 1];
+		plan.chosen = lv;
+		if (nwr < MAX_WR && slot[lv]) {
+			int other = LV_C + rndn(NLEVELS - LV_C);
+
+			if (other == lv)
+				other = other == LV_C ? LV_RUN : LV_C;
+			plan.other = other;
+			wr[nwr].addr = (volatile uint64_t *)slot[lv];
+			wr[nwr].val = (uintptr_t)ra_of[other];
+			wr[nwr].rel = false;
+			nwr++;
+		}
+		break;
+	case K_RANDOM:
+		n = 1 + rndn(8);
+		for (k = 0; k < n && chain_top > base + 8; k++)
+			add_write(base + 8 * rndn((chain_top - base) / 8),
+				  (enum vkind)rndn(NVKIND), base);
+		break;
+	default:
+		break;
+	}
+}
+
+/* A VLA: h_c's CFA is based on its frame register (rbp / x29). */
+HFN unsigned long h_c(unsigned long x)
+{
+	unsigned long n = 2 + (x & 3), v[n], r, i;
+
+	ra_of[LV_C] = __builtin_return_address(0);
+	for (i = 0; i < n; i++)
+		v[i] = x + i;
+	asm volatile("" : : "r"(v) : "memory");
+	plan_stack();
+	NO_TAIL();
+	r = h_leaf(v[0] ^ v[n - 1]);
+	NO_TAIL();
+	return r + v[1];
+}
+
+/* Values live across the call: callee-saved registers saved. */
+HFN unsigned long h_b(unsigned long x)
+{
+	unsigned long a = x * 3, b = x ^ 0x55, c = x + 7, d = x >> 1, e = x * 5 + 1;
+	unsigned long r;
+
+	ra_of[LV_B] = __builtin_return_address(0);
+	r = h_c(a + b);
+	NO_TAIL();
+	return r ^ a ^ (b + c) ^ (d * e);
+}
+
+/* A 1 KB frame. */
+HFN unsigned long h_a(unsigned long x)
+{
+	unsigned long buf[128], r;
+
+	ra_of[LV_A] = __builtin_return_address(0);
+	buf[x & 127] = x;
+	asm volatile("" : : "r"(buf) : "memory");
+	r = h_b(x + 1);
+	NO_TAIL();
+	return r + buf[(x + 1) & 127];
+}
+
+HFN unsigned long h_outer(unsigned long x)
+{
+	unsigned long r;
+
+	ra_of[LV_OUTER] = __builtin_return_address(0);
+	r = h_a(x ^ 0x1234);
+	NO_TAIL();
+	return r;
+}
+
+/* The chain's root: slots up to 64 bytes above its CFA may be overwritten. */
+HFN unsigned long run_chain(unsigned long x)
+{
+	uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();
+	unsigned long r;
+
+	ra_of[LV_RUN] = __builtin_return_address(0);
+	chain_top = cfa + 64 < stack_limit ? cfa + 64 : stack_limit;
+	r = h_outer(x);
+	NO_TAIL();
+	return r;
+}
+
+/* ---- the section ---------------------------------------------------------- */
+
+struct fre {
+	uint32_t off;			/* start address field */
+	uint32_t info;			/* info byte */
+	uint32_t words;			/* first data word */
+	uint8_t asz, wsz, nwords;
+};
+
+struct fde {
+	uint32_t off;			/* the FDE entry */
+	uint64_t start;			/* resolved */
+	uint32_t size, fre_off, nfres;
+	uint8_t info;
+	uint32_t first, nparsed;	/* its FREs in sf.fres[] */
+};
+
+static struct {
+	uint8_t *live;			/* the section in memory */
+	uint8_t *orig;			/* pristine copy of [live, live + len) */
+	uintptr_t addr;
+	size_t len;			/* PT_GNU_SFRAME p_memsz */
+	size_t used;			/* header, FDEs and FREs */
+	uintptr_t page;			/* the pages holding it */
+	size_t page_len;
+	uint8_t *orig_pages;
+	off_t file_off;			/* of page in the executable, -1 */
+	unsigned int version, fde_size, hdr_end, flags;
+	uint32_t num_fdes, num_fres, fre_len, fdeoff, freoff;
+	uint32_t fde_base, fre_base, fre_end;
+	bool pcrel;
+	struct fde *fdes;
+	struct fre *fres;
+	uint32_t nfres;
+	int level_fde[NLEVELS];		/* FDE of each chain function, -1 */
+	uint32_t chain_fdes[NLEVELS];	/* distinct ones */
+	int nchain;
+} sf;
+
+static int exe_fd = -1;
+static long page_size;
+
+static uint64_t get_le(const uint8_t *p, unsigned int n)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, p, n);
+	return v;
+}
+
+static int64_t sext(uint64_t v, unsigned int n)
+{
+	unsigned int shift = 64 - 8 * n;
+
+	return (int64_t)(v << shift) >> shift;
+}
+
+/* writes n bytes of v at section offset off (if inside the segment) */
+static void put(uint64_t off, uint64_t v, unsigned int n)
+{
+	if (off > sf.len || n > sf.len - off)
+		return;
+	memcpy(sf.live + off, &v, n);
+}
+
+static uint32_t fde_entry(uint32_t i)
+{
+	return sf.fde_base + i * sf.fde_size;
+}
+
+static int find_fde(uint64_t pc)
+{
+	uint32_t i;
+
+	for (i = 0; i < sf.num_fdes; i++)
+		if (pc >= sf.fdes[i].start && pc - sf.fdes[i].start < sf.fdes[i].size)
+			return i;
+	return -1;
+}
+
+struct phdr_search {
+	uintptr_t sframe, sframe_len;
+	uintptr_t load_vaddr, load_off, load_len;	/* the PT_LOAD holding it */
+	bool found, in_text;
+	uintptr_t text_lo[16], text_hi[16];
+	int ntext;
+};
+
+static int phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct phdr_search *ps = arg;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_GNU_SFRAME) {
+			ps->sframe = info->dlpi_addr + ph->p_vaddr;
+			ps->sframe_len = ph->p_memsz;
+			ps->found = true;
+		}
+	}
+	if (!ps->found)
+		return 0;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if ((ph->p_flags & PF_X) && ps->ntext < 16) {
+			ps->text_lo[ps->ntext] = lo & ~(page_size - 1);
+			ps->text_hi[ps->ntext++] = (lo + ph->p_memsz + page_size - 1) &
+						   ~(page_size - 1);
+		}
+		if (ps->sframe >= lo && ps->sframe + ps->sframe_len <= lo + ph->p_filesz) {
+			ps->load_vaddr = lo;
+			ps->load_off = ph->p_offset;
+			ps->load_len = ph->p_filesz;
+			ps->in_text = ph->p_flags & PF_X;
+		}
+	}
+	return 1;			/* the executable only */
+}
+
+/* Parses the pristine copy; exits 2 when it is not the SFrame we expect. */
+static void parse_section(void)
+{
+	const uint8_t *s = sf.orig;
+	uint64_t fde_end, fre_end;
+	uint32_t i, j, cap = 0;
+	int lv, mode;
+
+	if (sf.len < SFRAME_HDR_SIZE || get_le(s, 2) != SFRAME_MAGIC)
+		die(2, ".sframe: no SFrame magic");
+	sf.version = s[SFRAME_HDR_VERSION];
+	if (sf.version != SFRAME_VERSION_1 && sf.version != SFRAME_VERSION_2)
+		die(2, ".sframe: version %u, expected 1 or 2", sf.version);
+	if (s[SFRAME_HDR_ABI] != SFRAME_ABI)
+		die(2, ".sframe: ABI %u, expected %u", s[SFRAME_HDR_ABI], SFRAME_ABI);
+	sf.fde_size = sf.version == 1 ? SFRAME_V1_FDE_SIZE : SFRAME_V2_FDE_SIZE;
+	sf.flags = s[SFRAME_HDR_FLAGS];
+	sf.hdr_end = SFRAME_HDR_SIZE + s[SFRAME_HDR_AUXHDR_LEN];
+	sf.num_fdes = get_le(s + SFRAME_HDR_NUM_FDES, 4);
+	sf.num_fres = get_le(s + SFRAME_HDR_NUM_FRES, 4);
+	sf.fre_len = get_le(s + SFRAME_HDR_FRE_LEN, 4);
+	sf.fdeoff = get_le(s + SFRAME_HDR_FDEOFF, 4);
+	sf.freoff = get_le(s + SFRAME_HDR_FREOFF, 4);
+	sf.fde_base = sf.hdr_end + sf.fdeoff;
+	sf.fre_base = sf.hdr_end + sf.freoff;
+	fde_end = (uint64_t)sf.fde_base + (uint64_t)sf.num_fdes * sf.fde_size;
+	fre_end = (uint64_t)sf.fre_base + sf.fre_len;
+	if (!sf.num_fdes || fde_end > sf.fre_base || fre_end > sf.len)
+		die(2, ".sframe: bad layout (%u FDEs, FREs at %u + %u, %zu bytes)",
+		    sf.num_fdes, sf.fre_base, sf.fre_len, sf.len);
+	sf.fre_end = fre_end;
+	sf.used = fre_end;
+	sf.fdes = calloc(sf.num_fdes, sizeof(*sf.fdes));
+	if (!sf.fdes)
+		die(2, "out of memory");
+
+	for (i = 0; i < sf.num_fdes; i++) {
+		struct fde *f = &sf.fdes[i];
+		const uint8_t *e = s + fde_entry(i);
+		uint32_t p;
+		unsigned int asz;
+
+		f->off = fde_entry(i);
+		f->size = get_le(e + 4, 4);
+		f->fre_off = get_le(e + 8, 4);
+		f->nfres = get_le(e + 12, 4);
+		f->info = e[16];
+		if (SFRAME_FUNC_FRE_TYPE(f->info) > SFRAME_FRE_TYPE_ADDR4)
+			die(2, ".sframe: FDE %u: FRE type %u", i, SFRAME_FUNC_FRE_TYPE(f->info));
+		asz = 1u << SFRAME_FUNC_FRE_TYPE(f->info);
+		f->first = sf.nfres;
+		p = sf.fre_base + f->fre_off;
+		for (j = 0; j < f->nfres; j++) {
+			struct fre *fr;
+			unsigned int info, wsz;
+
+			if (p + asz + 1 > sf.fre_end)
+				die(2, ".sframe: FDE %u: FRE %u out of bounds", i, j);
+			info = s[p + asz];
+			wsz = SFRAME_FRE_WORD_SIZE(info);
+			if (wsz > SFRAME_FRE_WORD_4B)
+				die(2, ".sframe: FDE %u: FRE %u: word size %u", i, j, wsz);
+			if (sf.nfres == cap) {
+				cap = cap ? 2 * cap : 256;
+				sf.fres = realloc(sf.fres, cap * sizeof(*sf.fres));
+				if (!sf.fres)
+					die(2, "out of memory");
+			}
+			fr = &sf.fres[sf.nfres++];
+			fr->off = p;
+			fr->info = p + asz;
+			fr->words = p + asz + 1;
+			fr->asz = asz;
+			fr->wsz = 1u << wsz;
+			fr->nwords = SFRAME_FRE_WORD_COUNT(info);
+			p = fr->words + fr->nwords * fr->wsz;
+			if (p > sf.fre_end)
+				die(2, ".sframe: FDE %u: FRE %u out of bounds", i, j);
+		}
+		f->nparsed = sf.nfres - f->first;
+	}
+
+	/* start addresses: section-relative or PC-relative, whichever finds us */
+	for (mode = 0; mode < 2; mode++) {
+		for (i = 0; i < sf.num_fdes; i++) {
+			int64_t raw = sext(get_le(s + fde_entry(i), 4), 4);
+
+			sf.fdes[i].start = sf.addr + (mode ? fde_entry(i) : 0) + raw;
+		}
+		sf.pcrel = mode;
+		if (find_fde((uintptr_t)h_leaf) >= 0 &&
+		    sf.fdes[find_fde((uintptr_t)h_leaf)].start == (uintptr_t)h_leaf)
+			break;
+	}
+	if (mode == 2)
+		die(2, ".sframe: no FDE starts at h_leaf %p", (void *)h_leaf);
+	for (lv = 0; lv < NLEVELS; lv++) {
+		int k, f = find_fde((uintptr_t)level_fn[lv]);
+
+		sf.level_fde[lv] = f;
+		if (f < 0)
+			die(2, ".sframe: no FDE covers %s", level_names[lv]);
+		for (k = 0; k < sf.nchain; k++)
+			if (sf.chain_fdes[k] == (uint32_t)f)
+				break;
+		if (k == sf.nchain)
+			sf.chain_fdes[sf.nchain++] = f;
+	}
+}
+
+/* Finds the section, keeps the pristine bytes, makes its pages writable. */
+static void setup_section(void)
+{
+	struct phdr_search ps = { 0 };
+	int i;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	dl_iterate_phdr(phdr_cb, &ps);
+	if (!ps.found)
+		die(2, "no PT_GNU_SFRAME in the executable: built without -Wa,--gsframe?");
+	if (!ps.load_len || ps.in_text)
+		die(2, ".sframe at %#lx is %s: link with -z separate-code", ps.sframe,
+		    ps.in_text ? "in the text segment" : "in no PT_LOAD");
+	sf.addr = ps.sframe;
+	sf.len = ps.sframe_len;
+	sf.live = (uint8_t *)sf.addr;
+	sf.page = sf.addr & ~(page_size - 1);
+	sf.page_len = ((sf.addr + sf.len + page_size - 1) & ~(page_size - 1)) - sf.page;
+	for (i = 0; i < ps.ntext; i++)
+		if (sf.page < ps.text_hi[i] && sf.page + sf.page_len > ps.text_lo[i])
+			die(2, ".sframe pages %#lx-%#lx share a page with text",
+			    sf.page, sf.page + sf.page_len);
+	sf.file_off = ps.load_off + (sf.page - ps.load_vaddr);
+	if (sf.page < ps.load_vaddr && ps.load_vaddr - sf.page > ps.load_off)
+		sf.file_off = -1;
+	sf.orig = malloc(sf.len);
+	sf.orig_pages = malloc(sf.page_len);
+	if (!sf.orig || !sf.orig_pages)
+		die(2, "out of memory");
+	memcpy(sf.orig, sf.live, sf.len);
+	memcpy(sf.orig_pages, (void *)sf.page, sf.page_len);
+	parse_section();
+	exe_fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (mprotect((void *)sf.page, sf.page_len, PROT_READ | PROT_WRITE))
+		die(2, "mprotect of the .sframe pages: %s", strerror(errno));
+	flap_base = sf.live;
+}
+
+/* Maps the section's pages back (from the file, else anonymous) and refills. */
+static void remap_section(void)
+{
+	void *p = MAP_FAILED;
+
+	if (exe_fd >= 0 && sf.file_off >= 0)
+		p = mmap((void *)sf.page, sf.page_len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_FIXED, exe_fd, sf.file_off);
+	if (p == MAP_FAILED)
+		p = mmap((void *)sf.page, sf.page_len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, -1, 0);
+	if (p != (void *)sf.page)
+		die(1, "FAIL: cannot map the .sframe pages back: %s", strerror(errno));
+	if (memcmp(p, sf.orig_pages, sf.page_len))
+		memcpy(p, sf.orig_pages, sf.page_len);
+}
+
+/* ---- section variants ------------------------------------------------------ */
+
+enum sclass {
+	S_FLIP, S_NUM_FDES, S_NUM_FRES, S_FRE_LEN, S_FDEOFF, S_FREOFF, S_IDENT,
+	S_ABI_FLAGS, S_AUX_FIXED, S_UNSORTED, S_FDE_START, S_FDE_SIZE, S_FDE_FREOFF,
+	S_FDE_NFRES, S_PCMASK, S_FDE_INFO, S_FRE_CFA, S_FRE_RA_FP, S_FRE_INFO,
+	S_FRE_START, S_TRUNCATE, S_RANDOM, S_FLAP, S_UNMAP, S_PROTNONE, NSCLASS
+};
+
+static const char *const sclass_names[NSCLASS] = {
+	"byte-flips", "num_fdes", "num_fres", "fre_len", "fdeoff", "freoff",
+	"magic/version", "abi/flags", "auxhdr_len/fixed-offsets",
+	"sorted-flag-on-unsorted-fdes", "fde-start", "fde-size", "fde-fre-offset",
+	"fde-num-fres", "pcmask-type", "fde-info", "fre-cfa-offset",
+	"fre-ra/fp-offset", "fre-info", "fre-start", "truncation", "random-fill",
+	"flapping", "munmap", "prot-none",
+};
+
+/* in-place classes, weighted */
+static const enum sclass sched_section[] = {
+	S_FLIP, S_FLIP, S_FLIP, S_NUM_FDES, S_NUM_FRES, S_FRE_LEN, S_FDEOFF,
+	S_FREOFF, S_IDENT, S_ABI_FLAGS, S_AUX_FIXED, S_UNSORTED, S_FDE_START,
+	S_FDE_START, S_FDE_SIZE, S_FDE_FREOFF, S_FDE_NFRES, S_PCMASK, S_FDE_INFO,
+	S_FRE_CFA, S_FRE_CFA, S_FRE_RA_FP, S_FRE_RA_FP, S_FRE_INFO, S_FRE_START,
+	S_TRUNCATE, S_RANDOM, S_FLAP, S_FLAP,
+};
+
+static unsigned long sclass_count[NSCLASS], kclass_count[NKCLASS];
+
+/* an FDE: a chain function's 3 times out of 4 */
+static uint32_t pick_fde(void)
+{
+	if (rndn(4) && sf.nchain)
+		return sf.chain_fdes[rndn(sf.nchain)];
+	return rndn(sf.num_fdes);
+}
+
+static const char *fde_name(uint32_t i)
+{
+	int lv;
+
+	for (lv = 0; lv < NLEVELS; lv++)
+		if (sf.level_fde[lv] == (int)i)
+			return level_names[lv];
+	return "other";
+}
+
+/* a parsed FRE of FDE i, NULL if it has none */
+static const struct fre *pick_fre(uint32_t i)
+{
+	const struct fde *f = &sf.fdes[i];
+
+	if (!f->nparsed)
+		return NULL;
+	return &sf.fres[f->first + rndn(f->nparsed)];
+}
+
+static void set_fde_start(uint32_t i, uint64_t addr)
+{
+	uint64_t anchor = sf.addr + (sf.pcrel ? fde_entry(i) : 0);
+	int64_t raw = (int64_t)(addr - anchor);
+
+	if (raw < INT32_MIN || raw > INT32_MAX) {
+		raw = INT32_MIN;
+		describe(" (out of reach: %#" PRIx64 ")", anchor + (uint64_t)raw);
+	}
+	put(fde_entry(i), (uint32_t)raw, 4);
+}
+
+/* extreme values of a signed word of n bytes */
+static uint64_t word_extreme(unsigned int n)
+{
+	uint64_t max = (1ULL << (8 * n - 1)) - 1;
+
+	return PICK(max, max + 1, 0, (uint64_t)-8, (uint64_t)-1, 1, max - 7, rnd());
+}
+
+static void flip_bytes(void)
+{
+	unsigned int k, n = 1 + rndn(16);
+
+	describe(" %u bytes:", n);
+	for (k = 0; k < n; k++) {
+		uint32_t off = rndn(sf.used);
+		uint8_t x = 1 + rndn(255);
+
+		sf.live[off] ^= x;
+		if (k < 4)
+			describe(" [%u]^=%#x", off, x);
+	}
+}
+
+/* Applies one in-place mutation of class c to the live section. */
+static void mutate(enum sclass c)
+{
+	uint32_t i, end = sf.len - sf.hdr_end;	/* offsets past the segment */
+	const struct fre *fr;
+	uint64_t v;
+
+	describe("%s", sclass_names[c]);
+	switch (c) {
+	case S_FLIP:
+		flip_bytes();
+		break;
+	case S_NUM_FDES:
+		v = PICK(0, 1, sf.num_fdes - 1, sf.num_fdes + 1, 2 * sf.num_fdes,
+			 (sf.fre_base - sf.fde_base) / sf.fde_size + 1,
+			 (sf.len - sf.fde_base) / sf.fde_size + 1, 0x7fffffff,
+			 0x80000000, 0xffffffff, (uint32_t)rnd());
+		put(SFRAME_HDR_NUM_FDES, v, 4);
+		describe(" = %#" PRIx64, v);
+		break;
+	case S_NUM_FRES:
+		v = PICK(0, 1, sf.num_fres - 1, sf.num_fres + 1, 0x80000000,
+			 0xffffffff, (uint32_t)rnd());
+		put(SFRAME_HDR_NUM_FRES, v, 4);
+		describe(" = %#" PRIx64, v);
+		break;
+	case S_FRE_LEN:
+		v = PICK(0, 1, sf.fre_len - 1, sf.fre_len + 1,
+			 sf.len - sf.fre_base + 1, sf.len - sf.fre_base + 4096,
+			 0x7fffffff, 0xffffffff, (uint32_t)rnd());
+		put(SFRAME_HDR_FRE_LEN, v, 4);
+		describe(" = %#" PRIx64, v);
+		break;
+	case S_FDEOFF:
+		v = PICK(sf.fdeoff ? 0 : 1, 1, sf.freoff, sf.freoff + 1,
+			 sf.fdeoff + sf.fde_size, end, end + 1, 0x80000000,
+			 0xffffffff, (uint32_t)rnd());
+		put(SFRAME_HDR_FDEOFF, v, 4);
+		describe(" = %#" PRIx64, v);
+		break;
+	case S_FREOFF:
+		v = PICK(0, 1, sf.fdeoff, sf.fdeoff + sf.fde_size, sf.freoff - 1,
+			 sf.freoff + 1, end - sf.fre_len + 1, end, 0x80000000,
+			 0xffffffff, (uint32_t)rnd());
+		put(SFRAME_HDR_FREOFF, v, 4);
+		describe(" = %#" PRIx64, v);
+		break;
+	case S_IDENT:
+		if (!rndn(4)) {
+			/* consistent but foreign: big-endian, or v2 PC-relative */
+			if (rndn(2)) {
+				put(SFRAME_HDR_MAGIC, 0xe2de, 2);
+				put(SFRAME_HDR_ABI, PICK(SFRAME_ABI_AARCH64_ENDIAN_BIG,
+							 SFRAME_ABI_S390X_ENDIAN_BIG), 1);
+				describe(" big-endian magic and abi %u", sf.live[SFRAME_HDR_ABI]);
+			} else {
+				put(SFRAME_HDR_VERSION, SFRAME_VERSION_2, 1);
+				sf.live[SFRAME_HDR_FLAGS] |= SFRAME_F_FDE_FUNC_START_PCREL;
+				describe(" version 2 with PC-relative starts");
+			}
+		} else if (rndn(2)) {
+			v = PICK(0, 0xe2de /* big-endian magic */, 0xdee3, 0xffff,
+				 (uint16_t)rnd());
+			put(SFRAME_HDR_MAGIC, v, 2);
+			describe(" magic = %#" PRIx64, v);
+		} else {
+			v = PICK(0, sf.version == 1 ? 2 : 1, 3, 4, 0x7f, 0xff);
+			put(SFRAME_HDR_VERSION, v, 1);
+			describe(" version = %" PRIu64, v);
+		}
+		break;
+	case S_ABI_FLAGS:
+		if (rndn(2)) {
+			do {
+				v = PICK(0, 1, 2, 3, 4, 5, 0x7f, 0xff);
+			} while (v == SFRAME_ABI);
+			put(SFRAME_HDR_ABI, v, 1);
+			describe(" abi = %" PRIu64, v);
+		} else {
+			v = PICK(0, SFRAME_F_FRAME_POINTER,
+				 SFRAME_F_FDE_FUNC_START_PCREL | sf.flags, 0x7, 0x80, 0xff);
+			put(SFRAME_HDR_FLAGS, v, 1);
+			describe(" flags = %#" PRIx64, v);
+		}
+		break;
+	case S_AUX_FIXED:
+		switch (rndn(3)) {
+		case 0:
+			v = PICK(1, 3, 8, 0xff, rndn(256));
+			put(SFRAME_HDR_AUXHDR_LEN, v, 1);
+			describe(" auxhdr_len = %" PRIu64, v);
+			break;
+		case 1:
+			v = PICK(0, 0x7f, 0x80, 0xf0, 0x10, rndn(256));
+			put(SFRAME_HDR_FIXED_FP, v, 1);
+			describe(" fixed_fp = %d", (int8_t)v);
+			break;
+		default:
+			v = PICK(0, 0x7f, 0x80, 0xf0, 0x10, rndn(256));
+			put(SFRAME_HDR_FIXED_RA, v, 1);
+			describe(" fixed_ra = %d", (int8_t)v);
+			break;
+		}
+		break;
+	case S_UNSORTED: {
+		static const char *const unsorted_names[] = {
+			"reversed", "rotated", "two swapped", "shuffled",
+		};
+		/* FDE entries moved (start fields kept pointing at their function) */
+		uint32_t n = sf.num_fdes, *perm = calloc(n, sizeof(*perm));
+		unsigned int how = rndn(4);
+
+		if (!perm)
+			die(1, "out of memory");
+		for (i = 0; i < n; i++)
+			perm[i] = how == 0 ? n - 1 - i : how == 1 ? (i + 1) % n : i;
+		if (how == 2 && n > 1) {	/* a chain FDE swapped with another */
+			uint32_t a = pick_fde(), b = rndn(n);
+
+			if (a == b)
+				b = (a + 1) % n;
+			perm[a] = b;
+			perm[b] = a;
+		}
+		if (how == 3)
+			for (i = n - 1; i > 0; i--) {
+				uint32_t j = rndn(i + 1), t = perm[i];
+
+				perm[i] = perm[j];
+				perm[j] = t;
+			}
+		for (i = 0; i < n; i++) {	/* entry i gets old entry perm[i] */
+			memcpy(sf.live + fde_entry(i), sf.orig + fde_entry(perm[i]),
+			       sf.fde_size);
+			set_fde_start(i, sf.fdes[perm[i]].start);
+		}
+		sf.live[SFRAME_HDR_FLAGS] |= SFRAME_F_FDE_SORTED;
+		describe(" (%s)", unsorted_names[how]);
+		free(perm);
+		break;
+	}
+	case S_FDE_START: {
+		uint32_t prev, next;
+
+		i = pick_fde();
+		prev = i ? i - 1 : sf.num_fdes - 1;
+		next = (i + 1) % sf.num_fdes;
+		describe(" fde %u (%s)", i, fde_name(i));
+		switch (rndn(8)) {
+		case 0:
+			describe(" -> itself");
+			set_fde_start(i, sf.addr + fde_entry(i));
+			break;
+		case 1:
+			describe(" -> kernel %#llx", KERNEL_ADDR);
+			set_fde_start(i, KERNEL_ADDR);
+			break;
+		case 2:
+			describe(" -> fde %u's start (overlap)", prev);
+			set_fde_start(i, sf.fdes[prev].start);
+			break;
+		case 3:
+			describe(" -> fde %u's start (overlap)", next);
+			set_fde_start(i, sf.fdes[next].start);
+			break;
+		case 4:
+			describe(" -> fde %u's start, size 0xffffffff", prev);
+			set_fde_start(i, sf.fdes[prev].start);
+			put(fde_entry(i) + 4, 0xffffffff, 4);
+			break;
+		case 5:
+			v = PICK(0, 0x7fffffff, 0x80000000, 0xffffffff);
+			describe(" raw = %#" PRIx64, v);
+			put(fde_entry(i), v, 4);
+			break;
+		case 6:
+			v = PICK(1, (uint64_t)-1, 4, (uint64_t)-4, 16);
+			describe(" += %" PRId64, (int64_t)v);
+			set_fde_start(i, sf.fdes[i].start + v);
+			break;
+		default:
+			describe(" -> the section's start");
+			set_fde_start(i, sf.addr);
+			break;
+		}
+		break;
+	}
+	case S_FDE_SIZE:
+		i = pick_fde();
+		v = PICK(0, 1, 0xffffffff, 0x80000000, sf.fdes[i].size + 1,
+			 2 * sf.fdes[i].size, (uint32_t)rnd());
+		put(fde_entry(i) + 4, v, 4);
+		describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i), v);
+		break;
+	case S_FDE_FREOFF: {
+		const struct fde *f;
+
+		i = pick_fde();
+		f = &sf.fdes[i];
+		/* back to earlier FREs (another FDE's, its own +-1), past the end */
+		v = PICK(i ? sf.fdes[rndn(i)].fre_off : 0, 0, f->fre_off + 1,
+			 f->fre_off ? f->fre_off - 1 : 1, sf.fre_len, sf.fre_len - 1,
+			 0x80000000, 0xffffffff, (uint32_t)rnd());
+		put(f->off + 8, v, 4);
+		describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i), v);
+		break;
+	}
+	case S_FDE_NFRES: {
+		const struct fde *f;
+
+		i = pick_fde();
+		f = &sf.fdes[i];
+		v = PICK(0, f->nfres + 1, sf.fre_len - f->fre_off + 1, 0xff, 0xffff,
+			 0x10000, 0x7fffffff, 0xffffffff, (uint32_t)rnd());
+		put(f->off + 12, v, 4);
+		describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i), v);
+		break;
+	}
+	case S_PCMASK:
+		if (rndn(4)) {
+			i = pick_fde();
+			sf.live[sf.fdes[i].off + 16] |= SFRAME_PC_TYPE_MASK << 4;
+			describe(" fde %u (%s)", i, fde_name(i));
+			if (sf.version == 2) {
+				v = PICK(0, 1, 16, 0xff);
+				sf.live[sf.fdes[i].off + 17] = v;
+				describe(" rep_size %" PRIu64, v);
+			}
+		} else {
+			for (i = 0; i < sf.num_fdes; i++)
+				sf.live[sf.fdes[i].off + 16] |= SFRAME_PC_TYPE_MASK << 4;
+			describe(" every fde");
+		}
+		break;
+	case S_FDE_INFO:
+		i = pick_fde();
+		v = sf.fdes[i].info;
+		switch (rndn(4)) {
+		case 0:				/* start-address type 3..15 */
+			v = (v & ~0xfULL) | (3 + rndn(13));
+			break;
+		case 1:				/* another valid type */
+			v = (v & ~0xfULL) | ((SFRAME_FUNC_FRE_TYPE(v) + 1 + rndn(2)) % 3);
+			break;
+		case 2:
+			v = PICK(v | 0x20, 0xff, 0);
+			break;
+		default:
+			v = rndn(256);
+			break;
+		}
+		sf.live[sf.fdes[i].off + 16] = v;
+		describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i), v);
+		break;
+	case S_FRE_CFA:
+	case S_FRE_RA_FP: {
+		unsigned int w = 0;
+		bool all = !rndn(4);
+
+		i = pick_fde();
+		fr = pick_fre(i);
+		if (!fr) {
+			flip_bytes();
+			break;
+		}
+		if (c == S_FRE_RA_FP) {
+			bool ra = rndn(2);
+
+			/* aarch64 words: CFA, RA, FP; x86_64: CFA, FP (RA fixed) */
+			if (ra && (!RA_IN_FRE || fr->nwords < 2)) {
+				v = PICK(0 /* RA at the CFA */, 8, 0xf0, 0x7f, 0x80);
+				put(SFRAME_HDR_FIXED_RA, v, 1);
+				describe(" fixed_ra = %d", (int8_t)v);
+				break;
+			}
+			w = ra || !RA_IN_FRE ? 1 : 2;
+			if (w >= fr->nwords) {
+				v = PICK(0, 8, 0x80);
+				put(SFRAME_HDR_FIXED_FP, v, 1);
+				describe(" fixed_fp = %d", (int8_t)v);
+				break;
+			}
+		}
+		describe(" fde %u (%s) %s word %u", i, fde_name(i),
+			 all ? "every fre" : "one fre", w);
+		/* RA/FP: at the CFA itself half of the time */
+		v = c == S_FRE_RA_FP && rndn(2) ? 0 : word_extreme(fr->wsz);
+		describe(" = %#" PRIx64, v & ((1ULL << (8 * fr->wsz - 1) << 1) - 1));
+		if (all) {
+			uint32_t k;
+
+			for (k = 0; k < sf.fdes[i].nparsed; k++) {
+				const struct fre *g = &sf.fres[sf.fdes[i].first + k];
+
+				if (w < g->nwords)
+					put(g->words + w * g->wsz, v, g->wsz);
+			}
+		} else if (w < fr->nwords) {
+			put(fr->words + w * fr->wsz, v, fr->wsz);
+		}
+		break;
+	}
+	case S_FRE_INFO:
+		i = pick_fde();
+		fr = pick_fre(i);
+		if (!fr) {
+			flip_bytes();
+			break;
+		}
+		v = sf.orig[fr->info];
+		switch (rndn(6)) {
+		case 0:
+			v &= ~0x1eULL;			/* no words */
+			break;
+		case 1:
+			v |= 0x1e;			/* 15 words */
+			break;
+		case 2:
+			v = (v & ~0x1eULL) | ((fr->nwords + 1) << 1);	/* one more */
+			break;
+		case 3:
+			v |= 0x60;			/* word size 3 */
+			break;
+		case 4:
+			v ^= 1 | 0x80;			/* base register, mangled RA */
+			break;
+		default:
+			v = rndn(256);
+			break;
+		}
+		sf.live[fr->info] = v;
+		describe(" fde %u (%s) fre at %u info = %#" PRIx64, i, fde_name(i),
+			 fr->off, v);
+		break;
+	case S_FRE_START: {
+		uint64_t max;
+
+		i = pick_fde();
+		fr = pick_fre(i);
+		if (!fr) {
+			flip_bytes();
+			break;
+		}
+		max = fr->asz == 4 ? 0xffffffffULL : (1ULL << (8 * fr->asz)) - 1;
+		if (fr == &sf.fres[sf.fdes[i].first]) {
+			v = PICK(1, sf.fdes[i].size, max);	/* nothing covers the entry */
+		} else {
+			uint64_t prev = get_le(sf.orig + fr[-1].off, fr->asz);
+
+			v = PICK(prev, prev ? prev - 1 : 0, 0, sf.fdes[i].size, max,
+				 rnd() & max);
+		}
+		put(fr->off, v, fr->asz);
+		describe(" fde %u (%s) fre at %u start = %#" PRIx64, i, fde_name(i),
+			 fr->off, v);
+		break;
+	}
+	case S_TRUNCATE:
+		v = PICK(rndn(sf.used), sf.fre_base, sf.fde_base, sf.used - 1,
+			 sf.hdr_end, SFRAME_HDR_SIZE, sf.fre_base + rndn(sf.fre_len + 1));
+		if (v > sf.used)
+			v = sf.used;
+		memset(sf.live + v, 0, sf.used - v);
+		describe(" zeroed from %" PRIu64 " of %zu", v, sf.used);
+		break;
+	case S_RANDOM: {
+		uint32_t from, len, k;
+
+		switch (rndn(4)) {
+		case 0:
+			i = pick_fde();
+			from = fde_entry(i);
+			len = sf.fde_size;
+			describe(" fde %u (%s)", i, fde_name(i));
+			break;
+		case 1:
+			fr = pick_fre(pick_fde());
+			from = fr ? fr->off : sf.fre_base;
+			len = fr ? fr->words + fr->nwords * fr->wsz - fr->off : 4;
+			describe(" fre at %u", from);
+			break;
+		case 2:
+			from = 0;
+			len = SFRAME_HDR_SIZE;
+			describe(" header");
+			break;
+		default:
+			from = rndn(sf.used);
+			len = 1 + rndn(64);
+			describe(" %u at %u", len, from);
+			break;
+		}
+		for (k = 0; k < len && from + k < sf.used; k++)
+			sf.live[from + k] = rnd();
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* flap: a mutation whose bytes the leaf flips back and forth while spinning */
+static const enum sclass flap_classes[] = {
+	S_FLIP, S_NUM_FDES, S_NUM_FRES, S_FRE_LEN, S_FDEOFF, S_FREOFF, S_IDENT,
+	S_ABI_FLAGS, S_FDE_START, S_FDE_SIZE, S_FDE_FREOFF, S_FDE_NFRES,
+	S_FDE_INFO, S_FRE_CFA, S_FRE_RA_FP, S_FRE_INFO, S_FRE_START,
+};
+
+static void setup_flap(void)
+{
+	uint32_t off;
+
+	mutate(flap_classes[rndn(ARRAY_SIZE(flap_classes))]);
+	nflap = 0;
+	for (off = 0; off < sf.len && nflap < FLAP_MAX; off++) {
+		if (sf.live[off] == sf.orig[off])
+			continue;
+		flap[nflap].off = off;
+		flap[nflap].orig = sf.orig[off];
+		flap[nflap].mut = sf.live[off];
+		nflap++;
+	}
+	memcpy(sf.live, sf.orig, sf.len);	/* the leaf flips the bytes */
+	describe(" (%d bytes flapping)", nflap);
+}
+
+/* ---- perf and the records ---------------------------------------------------- */
+
+struct counts {
+	unsigned long samples, chained, empty, nonuser, maxnr, lost, throttled;
+	unsigned long records;
+};
+
+static struct counts cnt[NPHASE];
+static struct perf_ring ring;
+static int perf_fd = -1;
+static uint64_t max_entries;		/* perf_event_max_stack + 1 */
+static pid_t my_pid;
+
+/* baselines: leaf samples, and those unwound through run_chain */
+#define NBASE	4
+static const char *const base_names[NBASE] = {
+	"start", "after in-place section variants", "after unmap/PROT_NONE",
+	"after stack variants",
+};
+
+static unsigned long base_leaf[NBASE], base_ok[NBASE];
+static int base_cur = -1;
+
+static bool in_level(uint64_t a, int lv)
+{
+	const struct fde *f = &sf.fdes[sf.level_fde[lv]];
+
+	return a >= f->start && a - f->start < f->size;
+}
+
+static void baseline_sample(const uint64_t *ips, uint64_t nr, uint64_t ip)
+{
+	int lv;
+
+	if (base_cur < 0 || !in_level(ip, LV_LEAF))
+		return;
+	base_leaf[base_cur]++;
+	for (lv = LV_C; lv < NLEVELS; lv++)
+		if (nr < (uint64_t)lv + 2 || !in_level(ips[lv + 1], lv))
+			return;
+	base_ok[base_cur]++;
+}
+
+static void handle_record(void *arg, const struct perf_event_header *hdr,
+			  const unsigned char *p)
+{
+	struct counts *c = &cnt[sh->phase];
+	struct {
+		uint64_t ip;
+		uint32_t pid, tid;
+		uint64_t nr;
+	} h;
+	const size_t fixed = sizeof(*hdr) + sizeof(h);
+	const uint64_t *ips;
+	uint64_t j, lost[2];
+
+	(void)arg;
+	c->records++;
+	if (hdr->size % 8) {
+		fail("record type %u of %u bytes: not a multiple of 8", hdr->type,
+		     hdr->size);
+		return;
+	}
+	switch (hdr->type) {
+	case PERF_RECORD_LOST:
+		if (hdr->size >= sizeof(*hdr) + sizeof(lost)) {
+			memcpy(lost, p + sizeof(*hdr), sizeof(lost));
+			c->lost += lost[1];
+		}
+		return;
+	case PERF_RECORD_THROTTLE:
+		c->throttled++;
+		return;
+	case PERF_RECORD_SAMPLE:
+		break;
+	default:
+		return;
+	}
+	if (hdr->size < fixed) {
+		fail("sample record of %u bytes", hdr->size);
+		return;
+	}
+	memcpy(&h, p + sizeof(*hdr), sizeof(h));
+	ips = (const uint64_t *)(p + fixed);
+	c->samples++;
+	sh->samples++;
+	if (h.nr > max_entries) {
+		fail("callchain of %" PRIu64 " entries, more than %" PRIu64, h.nr,
+		     max_entries);
+		return;
+	}
+	if (hdr->size != fixed + 8 * h.nr) {
+		fail("sample record of %u bytes for %" PRIu64 " callchain entries",
+		     hdr->size, h.nr);
+		return;
+	}
+	if ((pid_t)h.pid != my_pid || (pid_t)h.tid != my_pid)
+		fail("sample of pid %u tid %u, expected %d", h.pid, h.tid, (int)my_pid);
+	if (!h.nr) {
+		c->empty++;
+		return;
+	}
+	if (ips[0] != PERF_CONTEXT_USER) {
+		fail("callchain entry 0 is %#" PRIx64 ", not PERF_CONTEXT_USER", ips[0]);
+		return;
+	}
+	if (h.nr >= 2 && ips[1] != h.ip)
+		fail("callchain entry 1 %#" PRIx64 " is not the sample ip %#" PRIx64,
+		     ips[1], h.ip);
+	for (j = 2; j < h.nr; j++)
+		if (ips[j] >= USER_END) {
+			c->nonuser++;
+			if (opt.user_only)
+				fail("callchain entry %" PRIu64 " of %" PRIu64 " is %#" PRIx64
+				     ", outside user space", j, h.nr, ips[j]);
+			break;
+		}
+	if (h.nr > c->maxnr)
+		c->maxnr = h.nr;
+	if (h.nr > 2) {
+		c->chained++;
+		sh->chained++;
+	}
+	baseline_sample(ips, h.nr, h.ip);
+}
+
+static void drain(void)
+{
+	if (perf_fd < 0)
+		return;
+	if (perf_ring_drain(&ring, handle_record, NULL)) {
+		fail("corrupt ring buffer record (size %u)", ring.bad_size);
+		exit(1);
+	}
+}
+
+static uint64_t read_sysctl(const char *path, uint64_t def)
+{
+	FILE *f = fopen(path, "re");
+	unsigned long long v;
+
+	if (!f)
+		return def;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = def;
+	fclose(f);
+	return v;
+}
+
+static void open_perf(void)
+{
+	struct perf_event_attr attr;
+
+	max_entries = read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127) + 1;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	attr.sample_period = opt.period_ns;
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.exclude_callchain_kernel = 1;
+	perf_fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (perf_fd < 0)
+		die(2, "perf_event_open: %s: cannot sample (-N runs without perf)",
+		    strerror(errno));
+	if (perf_ring_map(&ring, perf_fd, RING_PAGES))
+		die(2, "mmap of the ring buffer: %s", strerror(errno));
+	ring_head = (volatile uint64_t *)&ring.meta->data_head;
+}
+
+/* ---- running variants ------------------------------------------------------ */
+
+static double cpu_ms(void)
+{
+	struct timespec ts;
+
+	/* Without CONFIG_POSIX_TIMERS there are no CPU-time clocks. */
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static double wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* iterations of spin() and regs_loop() per millisecond of CPU time */
+static void calibrate(void)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0) - 4096;
+	uint64_t n = 100000;
+	double t;
+
+	for (;;) {
+		t = cpu_ms();
+		regs_loop(n, sp, sp, sp);
+		t = cpu_ms() - t;
+		if (t >= 20 || n >= (1ULL << 40))
+			break;
+		n *= t < 1 ? 16 : 2;
+	}
+	regs_per_ms = t > 0 ? n / t : n;
+	if (!regs_per_ms)
+		regs_per_ms = 1;
+	regs_min = opt.min_ms * regs_per_ms;
+	regs_max = opt.max_ms * regs_per_ms;
+	n = 100000;
+
+	spin_want = 0;
+	for (;;) {
+		spin_min = n;
+		spin_max = n;
+		t = cpu_ms();
+		chain_sink = run_chain(n);
+		t = cpu_ms() - t;
+		if (t >= 20 || n >= (1ULL << 40))
+			break;
+		n *= t < 1 ? 16 : 2;
+	}
+	iters_per_ms = t > 0 ? n / t : n;
+	if (!iters_per_ms)
+		iters_per_ms = 1;
+	spin_min = opt.min_ms * iters_per_ms;
+	spin_max = opt.max_ms * iters_per_ms;
+	spin_want = opt.no_perf ? 0 : opt.want;
+}
+
+static void start_variant(enum phase ph, unsigned long i)
+{
+	sh->phase = ph;
+	sh->variant = i;
+	sh->desc[0] = 0;
+	plan.active = false;
+	nflap = 0;
+}
+
+static void end_variant(void)
+{
+	if (opt.verbose)
+		printf("%s: %s %lu: %s\n", prog, phase_names[sh->phase], sh->variant,
+		       sh->desc);
+	if (slots_not_restored) {
+		fail("%lu stack slots did not get their value back", slots_not_restored);
+		slots_not_restored = 0;
+	}
+	drain();
+}
+
+static void baseline(int b)
+{
+	int k;
+
+	start_variant(P_BASE, b);
+	describe("pristine, %s", base_names[b]);
+	base_cur = b;
+	for (k = 0; k < BASE_RUNS; k++) {
+		chain_sink = run_chain(k);
+		drain();
+	}
+	base_cur = -1;
+}
+
+static void check_pristine(void)
+{
+	if (memcmp(sf.live, sf.orig, sf.len))
+		fail(".sframe not restored");
+}
+
+static void section_variant(unsigned long i, enum sclass c)
+{
+	start_variant(c == S_UNMAP || c == S_PROTNONE ? P_MAP : P_SECTION, i);
+	seed_variant(1, i);
+	sclass_count[c]++;
+	if (c == S_UNMAP) {
+		describe("%s pages %#lx-%#lx", sclass_names[c], sf.page,
+			 sf.page + sf.page_len);
+		if (munmap((void *)sf.page, sf.page_len))
+			fail("munmap: %s", strerror(errno));
+		chain_sink = run_chain(i);
+		remap_section();
+	} else if (c == S_PROTNONE) {
+		describe("%s pages %#lx-%#lx", sclass_names[c], sf.page,
+			 sf.page + sf.page_len);
+		if (mprotect((void *)sf.page, sf.page_len, PROT_NONE))
+			fail("mprotect PROT_NONE: %s", strerror(errno));
+		chain_sink = run_chain(i);
+		if (mprotect((void *)sf.page, sf.page_len, PROT_READ | PROT_WRITE))
+			die(1, "FAIL: mprotect of the .sframe pages: %s", strerror(errno));
+	} else {
+		if (c == S_FLAP) {
+			describe("flapping: ");
+			setup_flap();
+		} else {
+			mutate(c);
+		}
+		chain_sink = run_chain(i);
+		nflap = 0;
+		memcpy(sf.live, sf.orig, sf.len);
+	}
+	check_pristine();
+	sh->nsection++;
+	end_variant();
+}
+
+/* ---- stack variants ---------------------------------------------------------- */
+
+static const enum kclass sched_stack[] = {
+	K_RA, K_RA, K_RA, K_BELOW, K_BELOW, K_ABOVE, K_ALL_RA, K_ALL, K_SWAP,
+	K_RANDOM, K_RANDOM, K_REGS, K_REGS, K_ALTSTACK, K_CONTEXT,
+};
+
+struct small_stack {
+	uint8_t *base;			/* usable: [base, top) */
+	uintptr_t top;
+};
+
+static struct small_stack alt_stack, ctx_stack;
+static uint8_t *edge_page;		/* a page followed by a PROT_NONE page */
+static ucontext_t ctx_main, ctx_chain;
+static unsigned long small_arg;
+
+/* [guard][size bytes][guard] */
+static void map_small_stack(struct small_stack *s, size_t size)
+{
+	uint8_t *m = mmap(NULL, size + 2 * page_size, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (m == MAP_FAILED || mprotect(m + page_size, size, PROT_READ | PROT_WRITE))
+		die(2, "mmap of a stack: %s", strerror(errno));
+	s->base = m + page_size;
+	s->top = (uintptr_t)s->base + size;
+}
+
+static void alt_handler(int sig)
+{
+	(void)sig;
+	chain_sink = run_chain(small_arg);
+}
+
+static void ctx_fn(void)
+{
+	chain_sink = run_chain(small_arg);
+}
+
+static void setup_stacks(void)
+{
+	stack_t ss = { 0 };
+	struct sigaction sa;
+
+	map_small_stack(&alt_stack, ALT_SIZE);
+	map_small_stack(&ctx_stack, CTX_SIZE);
+	edge_page = mmap(NULL, 2 * page_size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (edge_page == MAP_FAILED || mprotect(edge_page + page_size, page_size, PROT_NONE))
+		die(2, "mmap: %s", strerror(errno));
+	ss.ss_sp = alt_stack.base;
+	ss.ss_size = ALT_SIZE;
+	if (sigaltstack(&ss, NULL))
+		die(2, "sigaltstack: %s", strerror(errno));
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = alt_handler;
+	sa.sa_flags = SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR1, &sa, NULL))
+		die(2, "sigaction: %s", strerror(errno));
+}
+
+/* garbage for SP, FP, LR while the leaf spins */
+static void plan_regs(void)
+{
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+	unsigned int k = rndn(9);
+
+	plan.sp = here;
+	switch (k) {
+	case 0:
+		plan.sp = 0;
+		break;
+	case 1:
+		plan.sp = ~0xfULL;
+		break;
+	case 2:
+		plan.sp = KERNEL_ADDR;
+		break;
+	case 3:
+		plan.sp = here - (1 << 20) - 4096 * rndn(256);	/* far below */
+		break;
+	case 4:
+		plan.sp = here - 61;				/* unaligned */
+		break;
+	case 5:
+		/* at the end of a mapping */
+		plan.sp = (uintptr_t)edge_page + page_size - 8 * rndn(3);
+		break;
+	case 6:
+		plan.sp = USER_END - 16;
+		break;
+	case 7:
+		plan.sp = sf.addr;				/* in .sframe */
+		break;
+	default:
+		break;						/* SP right, FP/LR not */
+	}
+	plan.fp = PICK(0, ~0ULL, KERNEL_ADDR, plan.sp, plan.sp + 16, here - 4096,
+		       (uintptr_t)edge_page + page_size - 16, rnd());
+	plan.lr = PICK(0, ~0ULL, KERNEL_ADDR, (uintptr_t)h_leaf, plan.sp, rnd());
+	describe(" sp %#" PRIx64 " fp %#" PRIx64, plan.sp, plan.fp);
+	if (!LEAF_RA_SLOT)
+		describe(" lr %#" PRIx64, plan.lr);
+}
+
+/* a slot-overwriting plan of class c (K_RA .. K_RANDOM) */
+static void plan_slots(enum kclass c)
+{
+	plan.active = true;
+	plan.cls = c;
+	plan.val = rndn(NVKIND);
+	plan.level = rndn(3) ? -1 : (int)rndn(NLEVELS);
+	plan.chosen = -1;
+	plan.other = -1;
+	if (LEAF_RA_SLOT == 0 && plan.level == LV_LEAF)
+		plan.level = -1;
+	if (c != K_RANDOM && c != K_SWAP)
+		describe(" <- %s", vkind_names[plan.val]);
+}
+
+/* what plan_stack and the leaf did */
+static void describe_slots(unsigned long written)
+{
+	if (!plan.active || plan.cls == K_REGS)
+		return;
+	if (plan.chosen >= 0 && plan.cls != K_ALL_RA && plan.cls != K_ALL &&
+	    plan.cls != K_RANDOM)
+		describe(", frame %s", level_names[plan.chosen]);
+	if (plan.cls == K_SWAP && plan.other >= 0)
+		describe(" <- %s's return address", level_names[plan.other]);
+	describe(": %lu slot%s", written, written == 1 ? "" : "s");
+}
+
+static void stack_variant(unsigned long i, enum kclass c)
+{
+	unsigned long written = slots_written;
+
+	start_variant(P_STACK, i);
+	seed_variant(2, i);
+	kclass_count[c]++;
+	describe("%s", kclass_names[c]);
+	small_arg = i;
+	switch (c) {
+	case K_REGS:
+		plan.active = true;
+		plan.cls = K_REGS;
+		plan_regs();
+		chain_sink = run_chain(i);
+		break;
+	case K_ALTSTACK:
+	case K_CONTEXT:
+		describe(" (%s stack %#lx-%#lx)", c == K_ALTSTACK ? "signal" : "context",
+			 c == K_ALTSTACK ? (unsigned long)alt_stack.base :
+			 (unsigned long)ctx_stack.base,
+			 c == K_ALTSTACK ? alt_stack.top : ctx_stack.top);
+		if (rndn(2)) {
+			enum kclass inner = PICK(K_RA, K_ALL_RA, K_ALL, K_RANDOM);
+
+			describe(" + %s", kclass_names[inner]);
+			plan_slots(inner);
+		}
+		if (c == K_ALTSTACK) {
+			stack_limit = alt_stack.top;
+			if (raise(SIGUSR1))
+				fail("raise: %s", strerror(errno));
+		} else {
+			stack_limit = ctx_stack.top;
+			if (getcontext(&ctx_chain)) {
+				fail("getcontext: %s", strerror(errno));
+				break;
+			}
+			ctx_chain.uc_stack.ss_sp = ctx_stack.base;
+			ctx_chain.uc_stack.ss_size = CTX_SIZE;
+			ctx_chain.uc_link = &ctx_main;
+			makecontext(&ctx_chain, ctx_fn, 0);
+			if (swapcontext(&ctx_main, &ctx_chain))
+				fail("swapcontext: %s", strerror(errno));
+		}
+		stack_limit = UINTPTR_MAX;
+		break;
+	default:
+		plan_slots(c);
+		chain_sink = run_chain(i);
+		break;
+	}
+	describe_slots(slots_written - written);
+	plan.active = false;
+	nwr = 0;
+	sh->nstack++;
+	end_variant();
+}
+
+/* ---- main -------------------------------------------------------------------- */
+
+static void print_counts(const char *what, enum phase ph)
+{
+	const struct counts *c = &cnt[ph];
+
+	printf("%s: %s: %lu samples, %lu with a chain > 1 frame, %lu empty, deepest %lu "
+	       "entries, %lu with an entry outside user space; lost %lu, throttled %lu\n",
+	       prog, what, c->samples, c->chained, c->empty, c->maxnr, c->nonuser,
+	       c->lost, c->throttled);
+}
+
+static int child_main(void)
+{
+	unsigned long i, nmap, ninplace;
+	double t0, t1, t2, c0, c1, c2;
+	int b;
+
+	my_pid = getpid();
+	setup_section();
+	setup_stacks();
+	ring_head = &ring_dummy;
+	calibrate();
+	if (!opt.no_perf)
+		open_perf();
+	if (!opt.quiet) {
+		printf("%s: .sframe at %#lx, %zu bytes (%zu used), v%u, %u FDEs, %u FREs, "
+		       "start addresses %s; pages %#lx-%#lx made writable\n", prog,
+		       sf.addr, sf.len, sf.used, sf.version, sf.num_fdes, sf.num_fres,
+		       sf.pcrel ? "PC-relative" : "section-relative", sf.page,
+		       sf.page + sf.page_len);
+		if (opt.no_perf)
+			printf("%s: no perf (-N): %lu ms per variant (%" PRIu64
+			       " iterations/ms)\n", prog, opt.min_ms, iters_per_ms);
+		else
+			printf("%s: perf task-clock sampling, period %lu ns, %lu-%lu ms per "
+			       "variant until %lu samples (%" PRIu64 " iterations/ms)\n",
+			       prog, opt.period_ns, opt.min_ms, opt.max_ms, opt.want,
+			       iters_per_ms);
+	}
+
+	nmap = opt.n >= 50 ? opt.n / 50 : opt.n >= 4 ? 1 : 0;	/* of each */
+	ninplace = opt.n - 2 * nmap;
+	t0 = wall_s();
+	c0 = cpu_ms();
+	baseline(0);
+	for (i = 0; i < ninplace; i++)
+		section_variant(i, sched_section[i % ARRAY_SIZE(sched_section)]);
+	baseline(1);
+	for (i = 0; i < 2 * nmap; i++)
+		section_variant(ninplace + i, i % 2 ? S_PROTNONE : S_UNMAP);
+	baseline(2);
+	t1 = wall_s();
+	c1 = cpu_ms();
+	for (i = 0; i < opt.n; i++)
+		stack_variant(i, sched_stack[i % ARRAY_SIZE(sched_stack)]);
+	baseline(3);
+	t2 = wall_s();
+	c2 = cpu_ms();
+	sh->phase = P_DONE;
+	sh->desc[0] = 0;
+
+	check_pristine();
+	if (mprotect((void *)sf.page, sf.page_len, PROT_READ))
+		fail("mprotect back to read-only: %s", strerror(errno));
+	if (slots_skipped)
+		fail("%lu planned stack slots outside the callers' frames", slots_skipped);
+	if (!opt.no_perf && !sh->samples)
+		fail("no samples: nothing was tested");
+	if (!opt.quiet) {
+		printf("%s: section variants:", prog);
+		for (i = 0; i < NSCLASS; i++)
+			printf(" %s %lu", sclass_names[i], sclass_count[i]);
+		printf("\n%s: stack variants:", prog);
+		for (i = 0; i < NKCLASS; i++)
+			printf(" %s %lu", kclass_names[i], kclass_count[i]);
+		printf(" (%lu slots overwritten)\n", slots_written);
+		print_counts("section variants", P_SECTION);
+		print_counts("unmap/PROT_NONE variants", P_MAP);
+		print_counts("stack variants", P_STACK);
+		print_counts("baselines", P_BASE);
+		printf("%s: baseline leaf samples unwound through run_chain:", prog);
+		for (b = 0; b < NBASE; b++)
+			printf("%s %s %lu/%lu", b ? "," : "", base_names[b], base_ok[b],
+			       base_leaf[b]);
+		printf("\n%s: time: section variants %.2f s (%.2f s CPU), stack variants "
+		       "%.2f s (%.2f s CPU)\n", prog, t1 - t0, (c1 - c0) / 1e3, t2 - t1,
+		       (c2 - c1) / 1e3);
+	}
+	if (opt.expect && !opt.no_perf) {
+		for (b = 0; b < NBASE; b++)
+			if (!base_leaf[b] || base_ok[b] * 10 < base_leaf[b] * 9)
+				fail("baseline %s: %lu of %lu leaf samples unwound through "
+				     "run_chain, expected >= 90%%", base_names[b], base_ok[b],
+				     base_leaf[b]);
+	}
+	return failed ? 1 : 0;
+}
+
+static pid_t child;
+static volatile sig_atomic_t timed_out;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	timed_out = 1;
+	kill(child, SIGKILL);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: %s [-n N] [-s SEED] [-q|-v] [-p NS] [-w SAMPLES] [-m MS] [-M MS]\n"
+		"          [-T SECONDS] [-e] [-u] [-N]\n"
+		"  -n  variants of each kind, section and stack (default 1000)\n"
+		"  -s  seed (default: from the time; printed)\n"
+		"  -q  the summary line only; -v every variant\n"
+		"  -p  sample period in ns of task clock (default 100000)\n"
+		"  -w  samples to wait for per variant (default 2), -m at least\n"
+		"      MS ms (default 1), -M at most MS ms (default 25) of CPU\n"
+		"  -T  give up after SECONDS (default 600)\n"
+		"  -e  expect >= 90%% of the leaf samples of the pristine baselines\n"
+		"      unwound through run_chain (an SFrame kernel)\n"
+		"  -u  fail on a callchain entry outside user space (a kernel address\n"
+		"      or a value perf tools take for a context marker)\n"
+		"  -N  no perf: run the variants only (tests this program, e.g. under\n"
+		"      qemu-user)\n", prog);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	int c, status;
+	bool seeded = false;
+
+	while ((c = getopt(argc, argv, "n:s:qvp:w:m:M:T:euN")) != -1) {
+		switch (c) {
+		case 'n':
+			opt.n = strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			opt.seed = strtoull(optarg, NULL, 0);
+			seeded = true;
+			break;
+		case 'q':
+			opt.quiet = true;
+			break;
+		case 'v':
+			opt.verbose = true;
+			break;
+		case 'p':
+			opt.period_ns = strtoul(optarg, NULL, 0);
+			break;
+		case 'w':
+			opt.want = strtoul(optarg, NULL, 0);
+			break;
+		case 'm':
+			opt.min_ms = strtoul(optarg, NULL, 0);
+			break;
+		case 'M':
+			opt.max_ms = strtoul(optarg, NULL, 0);
+			break;
+		case 'T':
+			opt.timeout = strtoul(optarg, NULL, 0);
+			break;
+		case 'e':
+			opt.expect = true;
+			break;
+		case 'u':
+			opt.user_only = true;
+			break;
+		case 'N':
+			opt.no_perf = true;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc || !opt.period_ns || !opt.max_ms || opt.min_ms > opt.max_ms)
+		usage();
+	if (!seeded)
+		opt.seed = ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!opt.quiet)
+		printf("%s: seed %#" PRIx64 " (-s to repeat), %lu variants of each kind\n",
+		       prog, opt.seed, opt.n);
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		  -1, 0);
+	if (sh == MAP_FAILED)
+		die(2, "mmap: %s", strerror(errno));
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		die(2, "fork: %s", strerror(errno));
+	if (child == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		_exit(child_main());
+	}
+	signal(SIGALRM, on_alarm);
+	alarm(opt.timeout);
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR)
+			die(2, "waitpid: %s", strerror(errno));
+	alarm(0);
+
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
+		return 2;			/* setup: already said why */
+	if (timed_out)
+		printf("%s: FAIL: timeout after %lus in %s %lu (%s); seed %#" PRIx64 "\n",
+		       prog, opt.timeout, phase_names[sh->phase], sh->variant, sh->desc,
+		       opt.seed);
+	else if (WIFSIGNALED(status))
+		printf("%s: FAIL: crashed (%s) in %s %lu (%s); seed %#" PRIx64 "\n", prog,
+		       strsignal(WTERMSIG(status)), phase_names[sh->phase], sh->variant,
+		       sh->desc, opt.seed);
+	else if (WEXITSTATUS(status))
+		printf("%s: FAIL: seed %#" PRIx64 "\n", prog, opt.seed);
+	printf("%s: %lu section variants, %lu stack variants, %lu samples (%lu with a "
+	       "chain > 1 frame), %d crashes\n", prog, sh->nsection, sh->nstack,
+	       sh->samples, sh->chained, WIFSIGNALED(status) && !timed_out);
+	return WIFEXITED(status) && !WEXITSTATUS(status) && !timed_out ? 0 : 1;
+}
