@@ -78,8 +78,9 @@ static bool sframe_uw_stop(struct sframe_unwind_state *state, int error)
  * Make [addr, addr + size) readable: on the current stack above what was
  * consumed, or on a stack not visited yet (which then becomes current).
  */
-static __always_inline bool sframe_uw_on_stack(struct sframe_unwind_state *state,
-			       unsigned long addr, unsigned long size)
+static __always_inline bool
+sframe_uw_on_stack(struct sframe_unwind_state *state, unsigned long addr,
+		   unsigned long size)
 {
 	struct sframe_stack *s = &state->stack;
 	unsigned int i;
@@ -102,8 +103,9 @@ static __always_inline bool sframe_uw_on_stack(struct sframe_unwind_state *state
 	return false;
 }
 
-static __always_inline bool sframe_uw_read(struct sframe_unwind_state *state,
-			   unsigned long addr, unsigned long *val)
+static __always_inline bool
+sframe_uw_read(struct sframe_unwind_state *state, unsigned long addr,
+	       unsigned long *val)
 {
 	if (!IS_ALIGNED(addr, sizeof(long)) ||
 	    !sframe_uw_on_stack(state, addr, sizeof(long)))
@@ -113,8 +115,8 @@ static __always_inline bool sframe_uw_read(struct sframe_unwind_state *state,
 }
 
 /* Everything below @sp on the current stack is consumed. */
-static __always_inline bool sframe_uw_consume(struct sframe_unwind_state *state,
-			      unsigned long sp)
+static __always_inline bool
+sframe_uw_consume(struct sframe_unwind_state *state, unsigned long sp)
 {
 	if (!sframe_uw_on_stack(state, sp, 0))
 		return false;

@@ -59,12 +59,6 @@
 #include <asm/pointer_auth.h>
 #endif
 
-/* The user-memory build of the core (kernel/sframe_user.c). */
-int sframe_user_open(struct sframe_section *sec, const void *data, u64 size,
-		     u64 addr, unsigned int opts);
-int sframe_user_find(const struct sframe_section *sec, u64 pc,
-		     struct sframe_rule *rule);
-
 /* Largest section we look at (a forged p_memsz is clamped to it). */
 #define SFRAME_USER_MAX_SIZE	(64UL << 20)
 /* Program headers read from an ELF file. */
@@ -397,6 +391,7 @@ static void sframe_user_request_fn(struct irq_work *w)
 				kfree(f);
 		}
 	}
+	/* The slot's fields are read above before it is free again. */
 	smp_store_release(&r->task, NULL);
 }
 
@@ -469,8 +464,8 @@ static unsigned long sframe_user_strip(unsigned long ra)
 enum sframe_user_step { SFU_NEXT, SFU_END, SFU_ERROR };
 
 /* Frame record at FP: saved FP at FP, RA at FP + 8 (both ABIs). */
-static enum sframe_user_step sframe_user_step_fp(struct sframe_user_frame *f,
-						  unsigned long *ra)
+static enum sframe_user_step
+sframe_user_step_fp(struct sframe_user_frame *f, unsigned long *ra)
 {
 	unsigned long next_fp;
 

@@ -16,6 +16,8 @@ struct mm_struct;
 struct vm_area_struct;
 struct perf_callchain_entry_ctx;
 struct pt_regs;
+struct sframe_section;
+struct sframe_rule;
 
 /* ELF program header type of the SFrame segment (binutils). */
 #define PT_GNU_SFRAME		0x6474e554
@@ -27,6 +29,15 @@ struct pt_regs;
 #define SFRAME_USER_MAX_FRAMES		256
 
 #ifdef CONFIG_SFRAME_USER_UNWIND
+
+/*
+ * The SFrame core built for sections in user memory (kernel/sframe_user.c:
+ * sframe_open() and sframe_find() of kernel/sframe.c, same code).
+ */
+int sframe_user_open(struct sframe_section *sec, const void *data, u64 size,
+		     u64 addr, unsigned int opts);
+int sframe_user_find(const struct sframe_section *sec, u64 pc,
+		     struct sframe_rule *rule);
 
 void sframe_user_mmap(struct vm_area_struct *vma);
 void sframe_user_munmap(struct mm_struct *mm, unsigned long start,
