@@ -15,6 +15,10 @@ check() {
 	fi
 }
 
+# Booted by scripts/kunit.sh for the module suites: only load the modules.
+kunit_only=
+grep -q 'kunit.filter_glob' /proc/cmdline && kunit_only=1
+
 echo "PASS: kernel booted"
 check "kallsyms has __start_sframe" grep -q ' __start_sframe$' /proc/kallsyms
 # The SFrame core validated and indexed vmlinux's .sframe at boot.
@@ -39,7 +43,7 @@ klp_wait() {
 		sleep 0.1
 	done
 }
-if [ -e /lib/livepatch/livepatch-sample.ko ]; then
+if [ -z "$kunit_only" ] && [ -e /lib/livepatch/livepatch-sample.ko ]; then
 	check "livepatch: insmod livepatch-sample" insmod /lib/livepatch/livepatch-sample.ko
 	check "livepatch: transition completes" klp_wait
 	check "livepatch: patched cmdline_proc_show runs" grep -q 'this has been live patched' /proc/cmdline
@@ -53,7 +57,7 @@ fi
 # traces of a blocked kthread and across a timer interrupt, next to the
 # architecture's own unwinder, then the benchmark (ratios, not checked).
 demo=/lib/modules-test/sframe_unwind_demo.ko
-if [ -e $demo ]; then
+if [ -z "$kunit_only" ] && [ -e $demo ]; then
 	check "demo: insmod sframe_unwind_demo show=1" insmod $demo show=1
 	check "demo: blocked task: reliable, same trace as the reference" \
 		sh -c 'dmesg | grep -q "sframe_unwind_demo: blocked task .*: SFrame reliable .*: same trace"'
@@ -183,7 +187,8 @@ user_unwind_bench() {
 # perf user call chains from SFrame (CONFIG_SFRAME_USER_UNWIND): the
 # sampler on each build of the workload, hostile sections and stacks, and
 # the per-sample cost against frame pointers.
-if grep -q 'sframe_user_callchain' /proc/kallsyms && [ -x /usr/test/chain-fp ]; then
+if [ -z "$kunit_only" ] && grep -q 'sframe_user_callchain' /proc/kallsyms &&
+   [ -x /usr/test/chain-fp ]; then
 	user_unwind_tests
 	user_hostile_tests
 	user_unwind_bench

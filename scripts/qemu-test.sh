@@ -4,7 +4,7 @@
 # Boot build/kbuild-ARCH under QEMU (TCG) with the smoke initramfs and
 # print one PASS/FAIL line per check; the console log goes to
 # build/logs/qemu-ARCH.log, the results are appended to
-# build/results/qemu-ARCH.txt. TIMEOUT=seconds (default 180).
+# build/results/qemu-ARCH.txt. TIMEOUT=seconds (default 400, KASAN 900).
 # INTERACTIVE=1: console on the terminal and a shell after the smoke
 # checks (exit it to power off), then the console lines about sframe.
 set -euo pipefail
@@ -15,7 +15,8 @@ A=$1
 name=$A${VARIANT:+-$VARIANT}
 log=$LOGS/qemu-$name.log
 res=$RESULTS/qemu-$name.txt
-timeout=${TIMEOUT:-180}
+# The user-space tests take about a minute under TCG, much more under KASAN.
+timeout=${TIMEOUT:-$([ -n "${VARIANT:-}" ] && echo 900 || echo 400)}
 # rdshell: /init starts a shell (only when we have a terminal)
 [ -n "${INTERACTIVE:-}" ] && [ -t 0 ] && shell=rdshell || shell=
 "$ROOT/scripts/initramfs.sh" "$A"
