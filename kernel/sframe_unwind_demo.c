@@ -234,18 +234,44 @@ static enum hrtimer_restart demo_timer_fn(struct hrtimer *h)
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * The interrupted chain runs in a kthread of its own, which also arms the
+ * timer (so it fires on the CPU the chain spins on): its walk ends at the
+ * kthread's final frame, whatever called this module's init.
+ */
+static int demo_irq_thread(void *arg)
+{
+	struct demo_timer *tm = arg;
+
+	hrtimer_start(&tm->timer, ms_to_ktime(10), HRTIMER_MODE_REL_HARD);
+	demo_top(&tm->c);
+	hrtimer_cancel(&tm->timer);
+	complete(&tm->c.ready);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ);
+	return 0;
+}
+
 static void demo_show_irq(void)
 {
 	struct demo_timer *tm = kzalloc(sizeof(*tm), GFP_KERNEL);
+	struct task_struct *task;
 
 	if (!tm)
 		return;
 	tm->c.spin = true;
+	init_completion(&tm->c.ready);
 	hrtimer_init(&tm->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	tm->timer.function = demo_timer_fn;
-	hrtimer_start(&tm->timer, ms_to_ktime(10), HRTIMER_MODE_REL_HARD);
-	demo_top(&tm->c);
-	hrtimer_cancel(&tm->timer);
+	task = kthread_run(demo_irq_thread, tm, "sfdemo_irq");
+	if (IS_ERR(task)) {
+		kfree(tm);
+		return;
+	}
+	get_task_struct(task);
+	wait_for_completion(&tm->c.ready);
+	kthread_stop(task);
+	put_task_struct(task);
 	/* #0 is where each walker was called from: not compared. */
 	demo_print("timer interrupt in a spinning chain", tm->ret,
 		   sframe_unwind_strerror(tm->st.error), &tm->ours,
