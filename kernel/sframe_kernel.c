@@ -279,6 +279,40 @@ const struct sframe_section *sframe_vmlinux_section(void)
 }
 EXPORT_SYMBOL_GPL(sframe_vmlinux_section);
 
+/* vmlinux (text, data, init text) rather than a module? */
+static bool sframe_in_vmlinux(unsigned long pc)
+{
+	return __is_kernel(pc) || is_kernel_inittext(pc);
+}
+
+/* vmlinux text with a usable section? */
+static bool sframe_vmlinux_text(unsigned long pc)
+{
+	return sframe_vmlinux_ready &&
+	       (__is_kernel_text(pc) || is_kernel_inittext(pc));
+}
+
+/* The registered module holding @pc; under rcu_read_lock(). */
+static struct sframe_module_table *sframe_module_table_of(unsigned long pc)
+{
+	struct sframe_module_table *t;
+
+	list_for_each_entry_rcu(t, &sframe_modules, list)
+		if (within_module(pc, t->mod))
+			return t;
+	return NULL;
+}
+
+/* A source annotation wins over a verifier fixup. */
+static const struct sframe_annot *
+sframe_module_annot_search(const struct sframe_module_table *t,
+			   unsigned long pc)
+{
+	const struct sframe_annot *a = sframe_annot_search(&t->annot, pc);
+
+	return a ? a : sframe_annot_search(&t->fixups, pc);
+}
+
 /**
  * sframe_annot_find() - the annotation covering a kernel or module address
  * @pc: text address
@@ -292,19 +326,13 @@ const struct sframe_annot *sframe_annot_find(unsigned long pc)
 	const struct sframe_annot *a = NULL;
 	struct sframe_module_table *t;
 
-	if (__is_kernel(pc) || is_kernel_inittext(pc))
+	if (sframe_in_vmlinux(pc))
 		return sframe_annot_search(&sframe_vmlinux_annot, pc);
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(t, &sframe_modules, list) {
-		if (within_module(pc, t->mod)) {
-			/* A source annotation wins over a verifier fixup. */
-			a = sframe_annot_search(&t->annot, pc);
-			if (!a)
-				a = sframe_annot_search(&t->fixups, pc);
-			break;
-		}
-	}
+	t = sframe_module_table_of(pc);
+	if (t)
+		a = sframe_module_annot_search(t, pc);
 	rcu_read_unlock();
 	return a;
 }
@@ -357,28 +385,40 @@ int sframe_kernel_find(unsigned long pc, struct sframe_rule *rule)
 	struct sframe_module_table *t;
 	int err = -SFRAME_E_NO_FDE;
 
-	if (sframe_vmlinux_ready &&
-	    (__is_kernel_text(pc) || is_kernel_inittext(pc)))
+	if (sframe_vmlinux_text(pc))
 		return sframe_find(&sframe_vmlinux, pc, rule);
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(t, &sframe_modules, list) {
-		if (within_module(pc, t->mod)) {
-			err = sframe_find(&t->sec, pc, rule);
-			break;
-		}
-	}
+	t = sframe_module_table_of(pc);
+	if (t)
+		err = sframe_find(&t->sec, pc, rule);
 	rcu_read_unlock();
 	return err;
 }
 EXPORT_SYMBOL_GPL(sframe_kernel_find);
 
+/* Both answers with one walk of the module list (none for vmlinux). */
 static int sframe_lookup_uncached(unsigned long pc,
 				  const struct sframe_annot **annot,
 				  struct sframe_rule *rule)
 {
-	*annot = sframe_annot_find(pc);
-	return sframe_kernel_find(pc, rule);
+	struct sframe_module_table *t;
+	int err = -SFRAME_E_NO_FDE;
+
+	if (sframe_in_vmlinux(pc)) {
+		*annot = sframe_annot_search(&sframe_vmlinux_annot, pc);
+		return sframe_vmlinux_text(pc) ?
+		       sframe_find(&sframe_vmlinux, pc, rule) : err;
+	}
+	*annot = NULL;
+	rcu_read_lock();
+	t = sframe_module_table_of(pc);
+	if (t) {
+		*annot = sframe_module_annot_search(t, pc);
+		err = sframe_find(&t->sec, pc, rule);
+	}
+	rcu_read_unlock();
+	return err;
 }
 
 /**

@@ -303,36 +303,41 @@ void sframe_user_mm_free(struct mm_struct *mm)
 }
 
 /* The section of @pc in current's mm, copied out under RCU. */
-static bool sframe_user_find_sec(unsigned long pc, struct sframe_user_sec *out)
+/* The entry of current's mm whose text holds @pc; under rcu_read_lock(). */
+static struct sframe_user_sec *sframe_user_sec_of(unsigned long pc)
 {
 	struct mm_struct *mm = current->mm;
 	struct sframe_user_mm *t;
-	unsigned int lo, hi;
-	bool found = false;
+	unsigned int lo = 0, hi;
 
-	if (!mm)
-		return false;
-	rcu_read_lock();
-	t = rcu_dereference(mm->sframe_user);
-	if (t) {
-		lo = 0;
-		hi = t->nr;
-		while (lo < hi) {
-			unsigned int mid = lo + (hi - lo) / 2;
+	t = mm ? rcu_dereference(mm->sframe_user) : NULL;
+	if (!t)
+		return NULL;
+	hi = t->nr;
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
 
-			if (t->secs[mid].end <= pc) {
-				lo = mid + 1;
-			} else if (t->secs[mid].start > pc) {
-				hi = mid;
-			} else {
-				*out = t->secs[mid];
-				found = true;
-				break;
-			}
-		}
+		if (t->secs[mid].end <= pc)
+			lo = mid + 1;
+		else if (t->secs[mid].start > pc)
+			hi = mid;
+		else
+			return &t->secs[mid];
 	}
+	return NULL;
+}
+
+/* The section of @pc in current's mm, copied out under RCU. */
+static bool sframe_user_find_sec(unsigned long pc, struct sframe_user_sec *out)
+{
+	struct sframe_user_sec *s;
+
+	rcu_read_lock();
+	s = sframe_user_sec_of(pc);
+	if (s)
+		*out = *s;
 	rcu_read_unlock();
-	return found;
+	return s;
 }
 
 /* ---- faulting the section in ---------------------------------------------- */
@@ -398,20 +403,12 @@ static void sframe_user_request_fn(struct irq_work *w)
 /* Ask once per section (until its entry is replaced) for its pages. */
 static void sframe_user_want_pages(unsigned long pc)
 {
-	struct mm_struct *mm = current->mm;
 	struct sframe_user_request *r;
-	struct sframe_user_mm *t;
-	unsigned int i;
+	struct sframe_user_sec *s;
 
 	rcu_read_lock();
-	t = rcu_dereference(mm->sframe_user);
-	for (i = 0; t && i < t->nr; i++) {
-		struct sframe_user_sec *s = &t->secs[i];
-
-		if (pc < s->start || pc >= s->end)
-			continue;
-		if (test_and_set_bit(SFRAME_USER_FAULT_IN, &s->flags))
-			break;
+	s = sframe_user_sec_of(pc);
+	if (s && !test_and_set_bit(SFRAME_USER_FAULT_IN, &s->flags)) {
 		r = this_cpu_ptr(&sframe_user_request);
 		if (!READ_ONCE(r->task)) {
 			r->addr = s->sframe;
@@ -422,7 +419,6 @@ static void sframe_user_want_pages(unsigned long pc)
 			/* Busy: let a later sample ask again. */
 			clear_bit(SFRAME_USER_FAULT_IN, &s->flags);
 		}
-		break;
 	}
 	rcu_read_unlock();
 }
@@ -520,7 +516,6 @@ static enum sframe_user_step sframe_user_step(struct sframe_user_frame *f,
 		/* arm64 PLT stubs: interrupted before any frame exists. */
 		if (IS_ENABLED(CONFIG_ARM64) && f->first) {
 			*ra = f->lr;
-			f->first = false;
 			return SFU_NEXT;
 		}
 		goto fallback;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <sframe/format.h>
 #include "elf.h"
 
 #define EM_386		3
@@ -18,7 +19,6 @@
 #define ET_REL		1
 #define SHT_RELA	4
 #define SHT_SYMTAB	2
-#define PT_GNU_SFRAME	0x6474e554
 
 struct elf {
 	const uint8_t *p;

@@ -12,6 +12,11 @@
 
 #define SFRAME_MAGIC			0xdee2
 
+/* ELF program header type of the segment holding .sframe (binutils). */
+#ifndef PT_GNU_SFRAME
+#define PT_GNU_SFRAME			0x6474e554
+#endif
+
 #define SFRAME_VERSION_1		1
 #define SFRAME_VERSION_2		2
 #define SFRAME_VERSION_3		3

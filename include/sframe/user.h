@@ -11,6 +11,7 @@
 #define _SFRAME_USER_H
 
 #include <linux/types.h>
+#include <sframe/format.h>		/* PT_GNU_SFRAME */
 
 struct mm_struct;
 struct vm_area_struct;
@@ -18,9 +19,6 @@ struct perf_callchain_entry_ctx;
 struct pt_regs;
 struct sframe_section;
 struct sframe_rule;
-
-/* ELF program header type of the SFrame segment (binutils). */
-#define PT_GNU_SFRAME		0x6474e554
 
 /* Sections known per mm; more mappings with SFrame are not unwound. */
 #define SFRAME_USER_MAX_SECTIONS	32

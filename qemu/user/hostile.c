@@ -49,10 +49,6 @@
 #include "../../include/sframe/format.h"
 #include "perfring.h"
 
-#ifndef PT_GNU_SFRAME
-#define PT_GNU_SFRAME	0x6474e554
-#endif
-
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "little-endian targets only (x86_64, aarch64)"
 #endif
