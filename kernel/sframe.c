@@ -53,6 +53,7 @@ static const char * const sframe_err_names[SFRAME_E_MAX] = {
 	[SFRAME_E_SIGNAL]	= "SFRAME_E_SIGNAL",
 	[SFRAME_E_FAULT]	= "SFRAME_E_FAULT",
 	[SFRAME_E_INDEX]	= "SFRAME_E_INDEX",
+	[SFRAME_E_PADDING]	= "SFRAME_E_PADDING",
 };
 
 static const char * const sframe_err_text[SFRAME_E_MAX] = {
@@ -84,6 +85,7 @@ static const char * const sframe_err_text[SFRAME_E_MAX] = {
 	[SFRAME_E_SIGNAL]	= "signal trampoline without frame rows",
 	[SFRAME_E_FAULT]	= "section memory could not be read",
 	[SFRAME_E_INDEX]	= "lookup index too small or stale",
+	[SFRAME_E_PADDING]	= "bytes after a section are neither padding nor a section",
 };
 
 static unsigned int sframe_err_index(int err)
@@ -217,6 +219,13 @@ static int sframe_set_abi_regs(struct sframe_section *sec)
 	}
 }
 
+/* SFrame magic in either byte order?  @big: it is big-endian. */
+static bool sframe_magic(const u8 *h, bool *big)
+{
+	*big = h[0] == 0xde && h[1] == 0xe2;
+	return *big || (h[0] == 0xe2 && h[1] == 0xde);
+}
+
 /**
  * sframe_open() - check an SFrame header and prepare a section for lookups
  * @sec: section descriptor to fill
@@ -251,9 +260,7 @@ int sframe_open(struct sframe_section *sec, const void *data, u64 size,
 	if (err)
 		return err;
 
-	if (h[0] == 0xde && h[1] == 0xe2)
-		sec->big_endian = true;
-	else if (h[0] != 0xe2 || h[1] != 0xde)
+	if (!sframe_magic(h, &sec->big_endian))
 		return -SFRAME_E_MAGIC;
 
 	sec->version = h[SFRAME_HDR_VERSION];
@@ -316,6 +323,82 @@ int sframe_open(struct sframe_section *sec, const void *data, u64 size,
 	return 0;
 }
 EXPORT_SYMBOL_GPL(sframe_open);
+
+/**
+ * sframe_open_part() - open one SFrame section of a sequence
+ * @sec: section descriptor to fill
+ * @data: first byte of the sequence, readable through the accessor
+ * @size: bytes of the sequence
+ * @addr: run-time address of @data
+ * @off: offset of the section in the sequence: 0 for the first, then what
+ *       the previous call stored in @next
+ * @opts: %SFRAME_OPEN_* options
+ * @next: result: offset of the next section, or @size after the last one
+ *
+ * `ld -r` that does not merge .sframe (the kernel's module build, see
+ * scripts/sframe-concat.lds) concatenates the .sframe sections of its input
+ * objects, each at the next multiple of %SFRAME_PART_ALIGN from the start
+ * of the output section, with zero bytes in between.  Opens the section at
+ * @off as sframe_open() does (at @data + @off, run-time address @addr +
+ * @off; @sec->size is its exact size) and checks the bytes after it up to
+ * the next multiple of %SFRAME_PART_ALIGN, or to @size, are zero.  A
+ * single section is a sequence of one.
+ *
+ * @next is always above @off (by at least %SFRAME_HDR_SIZE): a loop over
+ * the parts of @size bytes ends after at most @size / %SFRAME_HDR_SIZE
+ * calls.
+ *
+ * Return: 0, or a negative SFRAME_E_* code: -SFRAME_E_PADDING for non-zero
+ * padding after the section, or for bytes without SFrame magic at an @off
+ * other than 0 (where a section must start); -SFRAME_E_INVAL for an @off
+ * that is not a multiple of %SFRAME_PART_ALIGN or lies beyond @size.
+ */
+int sframe_open_part(struct sframe_section *sec, const void *data, u64 size,
+		     u64 addr, u64 off, unsigned int opts, u64 *next)
+{
+	u8 pad[SFRAME_PART_ALIGN], magic[2] = { 0 };
+	u64 end, pad_end;
+	bool big;
+	u32 i, n;
+	int err;
+
+	if (!sec || !data || !next || off > size || off % SFRAME_PART_ALIGN)
+		return -SFRAME_E_INVAL;
+	/* Where a later section should start, bytes without magic are junk. */
+	if (off) {
+		*sec = (struct sframe_section){
+			.data = (const u8 *)data + off, .addr = addr + off
+		};
+		if (size - off >= 2) {
+			err = sframe_access_copy(sec, 0, magic, 2);
+			if (err)
+				return err;
+		}
+		if (!sframe_magic(magic, &big))
+			return -SFRAME_E_PADDING;
+	}
+	err = sframe_open(sec, (const u8 *)data + off, size - off, addr + off,
+			  opts);
+	if (err)
+		return err;
+
+	end = off + sec->size;
+	pad_end = (end + SFRAME_PART_ALIGN - 1) & ~(u64)(SFRAME_PART_ALIGN - 1);
+	if (pad_end > size)
+		pad_end = size;
+	n = pad_end - end;
+	if (n) {
+		err = sframe_access_copy(sec, sec->size, pad, n);
+		if (err)
+			return err;
+		for (i = 0; i < n; i++)
+			if (pad[i])
+				return -SFRAME_E_PADDING;
+	}
+	*next = pad_end;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sframe_open_part);
 
 /* Resolved start address of FDE @i; @i < num_fdes (index in bounds). */
 static __always_inline int sframe_fde_start(const struct sframe_section *sec,

@@ -65,13 +65,36 @@ static void sframe_cache_invalidate(void)
 	WRITE_ONCE(sframe_cache_gen, READ_ONCE(sframe_cache_gen) + 1);
 }
 
+/**
+ * struct sframe_part - one SFrame section of a module's .sframe
+ * @sec: the opened, validated section
+ * @index: its lookup index (kvfree() it), or NULL
+ * @lo: lowest address its FDEs describe
+ * @hi: end of the highest function its FDEs describe (@lo > @hi: none)
+ */
+struct sframe_part {
+	struct sframe_section sec;
+	u32 *index;
+	unsigned long lo, hi;
+};
+
+/**
+ * struct sframe_module_table - a registered module
+ * @list: entry of sframe_modules
+ * @mod: the module
+ * @annot: its .sframe_annot
+ * @fixups: its .sframe_fixup, converted to UNRELIABLE annotations
+ * @nparts: number of SFrame sections in its .sframe
+ * @parts: one per object file linked into the module, in link order (see
+ *         sframe_open_part())
+ */
 struct sframe_module_table {
 	struct list_head list;
 	struct module *mod;
-	struct sframe_section sec;
-	u32 *index;
 	struct sframe_annot_table annot;
 	struct sframe_annot_table fixups;
+	unsigned int nparts;
+	struct sframe_part parts[];
 };
 
 static unsigned long sframe_annot_start(const struct sframe_annot *a)
@@ -303,6 +326,27 @@ static struct sframe_module_table *sframe_module_table_of(unsigned long pc)
 	return NULL;
 }
 
+/*
+ * The rule for @pc from the first part with an FDE covering it.  The
+ * parts' address ranges overlap (each object has core and init text), so
+ * a range only tells which parts to search.  Under rcu_read_lock().
+ */
+static int sframe_module_find(const struct sframe_module_table *t,
+			      unsigned long pc, struct sframe_rule *rule)
+{
+	const struct sframe_part *p;
+	int err;
+
+	for (p = t->parts; p < t->parts + t->nparts; p++) {
+		if (pc < p->lo || pc >= p->hi)
+			continue;
+		err = sframe_find(&p->sec, pc, rule);
+		if (err != -SFRAME_E_NO_FDE)
+			return err;
+	}
+	return -SFRAME_E_NO_FDE;
+}
+
 /* A source annotation wins over a verifier fixup. */
 static const struct sframe_annot *
 sframe_module_annot_search(const struct sframe_module_table *t,
@@ -339,23 +383,35 @@ const struct sframe_annot *sframe_annot_find(unsigned long pc)
 EXPORT_SYMBOL_GPL(sframe_annot_find);
 
 /**
- * sframe_module_section() - a loaded module's SFrame section
+ * sframe_module_part() - one SFrame section of a loaded module
  * @mod: the module
+ * @i: index of the section: a module's .sframe holds one per object file
+ *     linked into it, in link order (see sframe_open_part())
  *
- * Call under rcu_read_lock() or while holding a reference to @mod.
+ * Call while holding a reference to @mod (or from @mod itself); the
+ * section stays valid until @mod is freed.
  *
- * Return: the registered section, or NULL.
+ * Return: the registered section, or NULL if @mod has no registered
+ * .sframe or fewer than @i + 1 sections.
  */
-const struct sframe_section *sframe_module_section(struct module *mod)
+const struct sframe_section *sframe_module_part(struct module *mod,
+						unsigned int i)
 {
+	const struct sframe_section *sec = NULL;
 	struct sframe_module_table *t;
 
-	list_for_each_entry_rcu(t, &sframe_modules, list)
-		if (t->mod == mod)
-			return &t->sec;
-	return NULL;
+	rcu_read_lock();
+	list_for_each_entry_rcu(t, &sframe_modules, list) {
+		if (t->mod == mod) {
+			if (i < t->nparts)
+				sec = &t->parts[i].sec;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return sec;
 }
-EXPORT_SYMBOL_GPL(sframe_module_section);
+EXPORT_SYMBOL_GPL(sframe_module_part);
 
 /**
  * sframe_kernel_cache_flush() - forget every cached lookup
@@ -391,7 +447,7 @@ int sframe_kernel_find(unsigned long pc, struct sframe_rule *rule)
 	rcu_read_lock();
 	t = sframe_module_table_of(pc);
 	if (t)
-		err = sframe_find(&t->sec, pc, rule);
+		err = sframe_module_find(t, pc, rule);
 	rcu_read_unlock();
 	return err;
 }
@@ -415,7 +471,7 @@ static int sframe_lookup_uncached(unsigned long pc,
 	t = sframe_module_table_of(pc);
 	if (t) {
 		*annot = sframe_module_annot_search(t, pc);
-		err = sframe_find(&t->sec, pc, rule);
+		err = sframe_module_find(t, pc, rule);
 	}
 	rcu_read_unlock();
 	return err;
@@ -473,28 +529,49 @@ int sframe_kernel_lookup(unsigned long pc, const struct sframe_annot **annot,
 EXPORT_SYMBOL_GPL(sframe_kernel_lookup);
 
 /*
- * Every function a module's FDEs describe must lie in the module.  GNU ld
- * 2.40 `ld -r` merges the .sframe of several objects but leaves
- * .rela.sframe at pre-merge offsets, so in a multi-object module some
- * start fields are never relocated (and FRE bytes get patched instead):
- * such a table must not be trusted.
+ * Every function the FDEs of a module's part describe must lie in the
+ * module; also note the part's address range.  GNU ld 2.40 `ld -r` merges
+ * the .sframe of several objects but leaves .rela.sframe at pre-merge
+ * offsets, so some start fields are never relocated (and FRE bytes get
+ * patched instead).  The module build avoids that merge (patch 0007: the
+ * objects' sections are concatenated, one part each), but a module built
+ * without it, or with another linker that merges wrongly, must not be
+ * trusted.
  */
 static int sframe_module_check_starts(struct module *mod,
-				      const struct sframe_section *sec)
+				      struct sframe_part *p)
 {
 	struct sframe_fde fde;
 	u32 i;
 	int err;
 
-	for (i = 0; i < sec->num_fdes; i++) {
-		err = sframe_get_fde(sec, i, &fde);
+	p->lo = ULONG_MAX;
+	p->hi = 0;
+	for (i = 0; i < p->sec.num_fdes; i++) {
+		err = sframe_get_fde(&p->sec, i, &fde);
 		if (err)
 			return err;
 		if (!within_module(fde.start, mod) ||
 		    (fde.size && !within_module(fde.start + fde.size - 1, mod)))
 			return -SFRAME_E_FUNC_RANGE;
+		p->lo = min_t(unsigned long, p->lo, fde.start);
+		p->hi = max_t(unsigned long, p->hi, fde.start + fde.size);
 	}
 	return 0;
+}
+
+/* FDE @index of a module: part 0's FDEs first, then part 1's, ... */
+static int sframe_module_get_fde(const struct sframe_module_table *t,
+				 u32 index, struct sframe_fde *fde)
+{
+	const struct sframe_part *p;
+
+	for (p = t->parts; p < t->parts + t->nparts; p++) {
+		if (index < p->sec.num_fdes)
+			return sframe_get_fde(&p->sec, index, fde);
+		index -= p->sec.num_fdes;
+	}
+	return -SFRAME_E_INVAL;
 }
 
 static bool sframe_within_module(unsigned long addr, void *arg)
@@ -508,7 +585,7 @@ static bool sframe_within_module(unsigned long addr, void *arg)
  * section lies in the module's memory, so the PC-relative offsets fit.
  * Return the number of entries or a negative SFRAME_E_* code.
  */
-static int sframe_fixups_convert(const struct sframe_section *sec,
+static int sframe_fixups_convert(const struct sframe_module_table *t,
 				 void *data, size_t size)
 {
 	struct sframe_annot_fixup *f = data;
@@ -523,7 +600,7 @@ static int sframe_fixups_convert(const struct sframe_section *sec,
 		long delta;
 
 		if (x.type != SFRAME_ANNOT_UNRELIABLE || !x.len ||
-		    sframe_get_fde(sec, x.fde, &fde) || x.off >= fde.size ||
+		    sframe_module_get_fde(t, x.fde, &fde) || x.off >= fde.size ||
 		    fde.size - x.off < x.len)
 			return -SFRAME_E_INVAL;
 		delta = (long)(fde.start + x.off) - (long)&a->pc;
@@ -555,6 +632,60 @@ static int sframe_module_annot(struct module *mod, const Elf_Shdr *s,
 	return 0;
 }
 
+/* Number of SFrame sections in a module's .sframe @s, in @n. */
+static int sframe_module_nparts(const Elf_Shdr *s, unsigned int *n)
+{
+	struct sframe_section sec;
+	u64 off = 0, next;
+	int err;
+
+	*n = 0;
+	do {
+		err = sframe_open_part(&sec, (void *)s->sh_addr, s->sh_size,
+				       s->sh_addr, off, 0, &next);
+		if (err)
+			return err;
+		(*n)++;
+		off = next;
+	} while (off < s->sh_size);
+	return 0;
+}
+
+/* Open, validate, index and check every part of @t from .sframe @s. */
+static int sframe_module_parts_init(struct module *mod,
+				    struct sframe_module_table *t,
+				    const Elf_Shdr *s)
+{
+	const u8 *data = (const u8 *)s->sh_addr;
+	struct sframe_part *p;
+	u64 off = 0, next;
+	int err;
+
+	for (p = t->parts; p < t->parts + t->nparts; p++, off = next) {
+		err = sframe_open_part(&p->sec, data, s->sh_size, s->sh_addr,
+				       off, 0, &next);
+		if (!err)
+			err = sframe_table_init(&p->sec, &p->index, data + off,
+						next - off, s->sh_addr + off,
+						true);
+		/* Without index memory the section is still valid, only slower. */
+		if (!err || err == -SFRAME_E_INDEX)
+			err = sframe_module_check_starts(mod, p);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void sframe_module_table_free(struct sframe_module_table *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nparts; i++)
+		kvfree(t->parts[i].index);
+	kvfree(t);
+}
+
 /**
  * sframe_module_init() - register a module's .sframe (module loader hook)
  * @mod: the module, relocated but not yet running
@@ -562,6 +693,8 @@ static int sframe_module_annot(struct module *mod, const Elf_Shdr *s,
  * @sechdrs: its section headers (sh_addr: address in module memory)
  * @secstrings: section names
  *
+ * A module's .sframe holds one SFrame section per object file linked into
+ * it (see sframe_open_part()); each is validated and indexed on its own.
  * Besides .sframe, a module may carry .sframe_annot (annotations of its
  * assembly) and .sframe_fixup (ranges the build-time verifier found
  * SFrame wrong in).  A module without .sframe, or with any of the three
@@ -572,8 +705,10 @@ void sframe_module_init(struct module *mod, const Elf_Ehdr *hdr,
 			const Elf_Shdr *sechdrs, const char *secstrings)
 {
 	const Elf_Shdr *s, *annot = NULL, *sframe = NULL, *fixup = NULL;
-	struct sframe_module_table *t;
+	struct sframe_module_table *t = NULL;
 	const char *what = ".sframe";
+	unsigned int n, i;
+	u32 fdes = 0;
 	int err;
 
 	for (s = sechdrs; s < sechdrs + hdr->e_shnum; s++) {
@@ -591,22 +726,22 @@ void sframe_module_init(struct module *mod, const Elf_Ehdr *hdr,
 	if (!sframe)
 		return;
 
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
-	if (!t)
-		return;
-	t->mod = mod;
-	err = sframe_table_init(&t->sec, &t->index, (void *)sframe->sh_addr,
-				sframe->sh_size, sframe->sh_addr, true);
-	/* Without index memory the section is still valid, only slower. */
-	if (!err || err == -SFRAME_E_INDEX)
-		err = sframe_module_check_starts(mod, &t->sec);
+	err = sframe_module_nparts(sframe, &n);
+	if (!err) {
+		t = kvzalloc(struct_size(t, parts, n), GFP_KERNEL);
+		if (!t)
+			return;
+		t->mod = mod;
+		t->nparts = n;
+		err = sframe_module_parts_init(mod, t, sframe);
+	}
 	if (!err) {
 		what = ".sframe_annot";
 		err = sframe_module_annot(mod, annot, &t->annot);
 	}
 	if (!err && fixup) {
 		what = SFRAME_FIXUP_SECTION;
-		err = sframe_fixups_convert(&t->sec, (void *)fixup->sh_addr,
+		err = sframe_fixups_convert(t, (void *)fixup->sh_addr,
 					    fixup->sh_size);
 		if (err >= 0)
 			err = sframe_module_annot(mod, fixup, &t->fixups);
@@ -614,16 +749,18 @@ void sframe_module_init(struct module *mod, const Elf_Ehdr *hdr,
 	if (err) {
 		pr_warn("%s: %s rejected: %s (%s)\n", mod->name, what,
 			sframe_errname(err), sframe_strerror(err));
-		kvfree(t->index);
-		kfree(t);
+		if (t)
+			sframe_module_table_free(t);
 		return;
 	}
 	mutex_lock(&sframe_modules_lock);
 	list_add_rcu(&t->list, &sframe_modules);
 	sframe_cache_invalidate();
 	mutex_unlock(&sframe_modules_lock);
-	pr_debug("%s: SFrame v%u, %u FDEs, %zu annotations, %zu fixups registered\n",
-		 mod->name, t->sec.version, t->sec.num_fdes, t->annot.count,
+	for (i = 0; i < n; i++)
+		fdes += t->parts[i].sec.num_fdes;
+	pr_debug("%s: SFrame v%u, %u sections, %u FDEs, %zu annotations, %zu fixups registered\n",
+		 mod->name, t->parts[0].sec.version, n, fdes, t->annot.count,
 		 t->fixups.count);
 }
 
@@ -649,6 +786,5 @@ void sframe_module_free(struct module *mod)
 	if (!found)
 		return;
 	synchronize_rcu();
-	kvfree(found->index);
-	kfree(found);
+	sframe_module_table_free(found);
 }

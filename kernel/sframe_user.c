@@ -12,6 +12,7 @@
 #define sframe_errname		sframe_user_errname
 #define sframe_strerror		sframe_user_strerror
 #define sframe_open		sframe_user_open
+#define sframe_open_part	sframe_user_open_part
 #define sframe_get_fde		sframe_user_get_fde
 #define sframe_find_fde		sframe_user_find_fde
 #define sframe_index_size	sframe_user_index_size

@@ -42,6 +42,7 @@ static const char * const sframe_unwind_errors[SFRAME_UW_MAX] = {
 	[SFRAME_UW_FINAL]	= "walk did not end at the final frame",
 	[SFRAME_UW_TOO_DEEP]	= "too many frames",
 	[SFRAME_UW_FALLBACK]	= "frame found by frame pointer",
+	[SFRAME_UW_CALLSITE]	= "return address not after a call",
 };
 
 /**
@@ -262,6 +263,8 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 	}
 	if (rule.flags & SFRAME_RULE_OUTERMOST)
 		return sframe_uw_stop(state, SFRAME_UW_FINAL);
+	/* Saves below SP were restored already (no red zone, see there). */
+	sframe_rule_no_red_zone(&rule, SFRAME_ARCH_SP_REG);
 
 	/* CFA */
 	if (rule.cfa.reg == SFRAME_ARCH_SP_REG)
@@ -315,6 +318,13 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 	/* vmlinux text inline; modules, trampolines, BPF: the full check. */
 	if (!is_kernel_text(state->pc) && !kernel_text_address(state->pc))
 		return sframe_uw_stop(state, SFRAME_UW_NOT_TEXT);
+	/*
+	 * A return address a call did not push (a corrupted slot, a stale
+	 * frame) cannot start a trustworthy frame: the trace goes on as a
+	 * best effort but is not reliable.
+	 */
+	if (!sframe_arch_after_call(state->pc))
+		sframe_uw_unreliable(state, SFRAME_UW_CALLSITE);
 	return true;
 }
 EXPORT_SYMBOL_GPL(sframe_unwind_next);

@@ -47,6 +47,9 @@ unsigned long sframe_arch_recover_ra(struct sframe_unwind_state *state,
 bool sframe_arch_entry_rule(struct sframe_unwind_state *state,
 			    unsigned long pc, struct sframe_rule *rule);
 
+/* Does the kernel text address @ra follow a call instruction? */
+bool sframe_arch_after_call(unsigned long ra);
+
 /* Is @regs, found at a pt_regs annotation, the task's last frame? */
 bool sframe_arch_final_regs(struct sframe_unwind_state *state,
 			    struct pt_regs *regs);

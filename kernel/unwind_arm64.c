@@ -11,6 +11,7 @@
 #include <linux/kprobes.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
+#include <linux/uaccess.h>
 #include <asm/efi.h>
 #include <asm/insn.h>
 #include <asm/pointer_auth.h>
@@ -145,6 +146,29 @@ bool sframe_arch_entry_rule(struct sframe_unwind_state *state,
 		return true;
 	}
 	return false;
+}
+
+/**
+ * sframe_arch_after_call() - does a return address follow a call?
+ * @ra: kernel text address, PAC already stripped
+ *
+ * Return: true if the instruction before @ra is a BL, BLR or BLRA*.
+ */
+bool sframe_arch_after_call(unsigned long ra)
+{
+	__le32 insn;
+	u32 op;
+
+	if (!IS_ALIGNED(ra, AARCH64_INSN_SIZE))
+		return false;
+	if (__is_kernel_text(ra) && __is_kernel_text(ra - AARCH64_INSN_SIZE))
+		insn = *(__le32 *)(ra - AARCH64_INSN_SIZE);
+	else if (copy_from_kernel_nofault(&insn, (void *)(ra - AARCH64_INSN_SIZE),
+					  sizeof(insn)))
+		return false;
+	op = le32_to_cpu(insn);
+	return aarch64_insn_is_bl(op) || aarch64_insn_is_blr(op) ||
+	       aarch64_insn_is_blr_auth(op);
 }
 
 /**

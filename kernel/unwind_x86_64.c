@@ -11,6 +11,7 @@
 #include <linux/rethook.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
+#include <linux/uaccess.h>
 #include <asm/irq_stack.h>
 #include <asm/processor.h>
 #include <asm/switch_to.h>
@@ -114,6 +115,58 @@ unsigned long sframe_arch_recover_ra(struct sframe_unwind_state *state,
 bool sframe_arch_entry_rule(struct sframe_unwind_state *state,
 			    unsigned long pc, struct sframe_rule *rule)
 {
+	return false;
+}
+
+/* Length of a ModRM-addressed instruction of one opcode byte (no prefix). */
+static unsigned int sframe_x86_modrm_len(const u8 *modrm, unsigned int avail)
+{
+	unsigned int mod = *modrm >> 6, rm = *modrm & 7;
+
+	if (mod == 3)
+		return 2;
+	if (rm == 4) {		/* SIB byte follows */
+		if (avail < 2)
+			return 0;
+		if (mod == 0)
+			return (modrm[1] & 7) == 5 ? 7 : 3;
+		return mod == 1 ? 4 : 7;
+	}
+	if (mod == 0)
+		return rm == 5 ? 6 : 2;	/* RIP-relative disp32 */
+	return mod == 1 ? 3 : 6;
+}
+
+/**
+ * sframe_arch_after_call() - does a return address follow a call?
+ * @ra: kernel text address
+ *
+ * Matches the instructions a return address can follow: "call rel32"
+ * (direct calls, retpoline and static-call thunks, patched paravirt
+ * calls) and "call r/m64" (ff /2, 2 to 7 bytes, any prefix before it).
+ * Text bytes could match by chance, so a true answer proves little; a
+ * false one proves the slot was not written by a call.
+ *
+ * Return: true if an instruction that ends at @ra is a call.
+ */
+bool sframe_arch_after_call(unsigned long ra)
+{
+	u8 b[8];
+	unsigned int n;
+
+	if (__is_kernel_text(ra) && __is_kernel_text(ra - sizeof(b)))
+		memcpy(b, (void *)(ra - sizeof(b)), sizeof(b));
+	else if (copy_from_kernel_nofault(b, (void *)(ra - sizeof(b)), sizeof(b)))
+		return false;
+	if (b[sizeof(b) - 5] == 0xe8)
+		return true;
+	for (n = 2; n <= 7; n++) {
+		const u8 *op = &b[sizeof(b) - n];
+
+		if (op[0] == 0xff && ((op[1] >> 3) & 7) == 2 &&
+		    sframe_x86_modrm_len(&op[1], n - 1) == n)
+			return true;
+	}
 	return false;
 }
 

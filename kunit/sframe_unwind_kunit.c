@@ -26,6 +26,9 @@
 #ifdef CONFIG_X86_64
 #include <asm/insn.h>
 #endif
+#ifdef CONFIG_ARM64
+#include <asm/pointer_auth.h>
+#endif
 #include "sframe_kunit.h"
 
 #define SFU_MAX		64
@@ -106,6 +109,16 @@ static noinline int sfu_func1(struct sfu_ctx *c)
 }
 
 static void *const sfu_chain[] = { sfu_leaf, sfu_func3, sfu_func2, sfu_func1 };
+
+/* A saved return address as code address: arm64 may have signed it (PAC). */
+static unsigned long sfu_code(unsigned long word)
+{
+#ifdef CONFIG_ARM64
+	return ptrauth_strip_insn_pac(word);
+#else
+	return word;
+#endif
+}
 
 static bool sfu_in(unsigned long addr, void *func)
 {
@@ -386,6 +399,7 @@ static void sfu_test_irq(struct kunit *test)
 }
 
 /* ---- (b) a kprobe at every instruction of a chain -------------------- */
+#ifdef CONFIG_KPROBES
 
 struct sfu_probe {
 	struct kprobe kp;
@@ -495,7 +509,15 @@ static void sfu_test_kprobes(struct kunit *test)
 	KUNIT_EXPECT_GT(test, ok, 0U);
 }
 
+#else
+static void sfu_test_kprobes(struct kunit *test)
+{
+	kunit_skip(test, "CONFIG_KPROBES is off");
+}
+#endif /* CONFIG_KPROBES */
+
 /* ---- (e) kretprobe on the chain -------------------------------------- */
+#ifdef CONFIG_KRETPROBES
 
 static int sfu_kret_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -534,7 +556,15 @@ static void sfu_test_kretprobe(struct kunit *test)
 	unregister_kretprobe(&rp[0]);
 }
 
+#else
+static void sfu_test_kretprobe(struct kunit *test)
+{
+	kunit_skip(test, "CONFIG_KRETPROBES is off");
+}
+#endif /* CONFIG_KRETPROBES */
+
 /* ---- (e) function-graph tracer and a kretprobe at once ---------------- */
+#if defined(CONFIG_FUNCTION_GRAPH_TRACER) && defined(CONFIG_KRETPROBES)
 
 /* The chain functions the graph tracer hooks: [start, end) each. */
 static unsigned long sfu_graph_fn[3][2];
@@ -571,8 +601,8 @@ static unsigned int sfu_count_trampolines(struct task_struct *task)
 	unsigned int n = 0;
 
 	for (; p < end; p++)
-		n += *p == (unsigned long)return_to_handler ||
-		     is_kretprobe_trampoline(*p);
+		n += sfu_code(*p) == (unsigned long)return_to_handler ||
+		     is_kretprobe_trampoline(sfu_code(*p));
 	return n;
 }
 
@@ -645,6 +675,13 @@ static void sfu_test_fgraph(struct kunit *test)
 	unregister_ftrace_graph(&sfu_graph_ops);
 }
 
+#else
+static void sfu_test_fgraph(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_FUNCTION_GRAPH_TRACER and CONFIG_KRETPROBES");
+}
+#endif /* CONFIG_FUNCTION_GRAPH_TRACER && CONFIG_KRETPROBES */
+
 /* ---- (f) corrupted stacks --------------------------------------------- */
 
 static void sfu_test_corrupt(struct kunit *test)
@@ -678,7 +715,9 @@ static void sfu_test_corrupt(struct kunit *test)
 #endif
 	end = (unsigned long)task_stack_page(task) + THREAD_SIZE;
 	for (; (unsigned long)stack < end; stack++) {
-		if (sfu_in(*stack, sfu_func1) && *stack != (unsigned long)sfu_func1) {
+		unsigned long ra = sfu_code(*stack);
+
+		if (sfu_in(ra, sfu_func1) && ra != (unsigned long)sfu_func1) {
 			slot = stack;
 			break;
 		}

@@ -9,4 +9,5 @@ QEMU_ARCH = QemuArchParams(linux_arch='arm64',
 			   kernel_path='arch/arm64/boot/Image',
 			   kernel_command_line='console=ttyAMA0',
 			   extra_qemu_params=['-machine', 'virt',
-					      '-cpu', 'max,pauth-impdef=on'])
+					      '-cpu', 'max,pauth-impdef=on',
+					      '-smp', '2'])

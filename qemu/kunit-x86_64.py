@@ -8,4 +8,4 @@ QEMU_ARCH = QemuArchParams(linux_arch='x86_64',
 			   qemu_arch='x86_64',
 			   kernel_path='arch/x86/boot/bzImage',
 			   kernel_command_line='console=ttyS0',
-			   extra_qemu_params=['-bios', 'qboot.rom'])
+			   extra_qemu_params=['-bios', 'qboot.rom', '-smp', '2'])

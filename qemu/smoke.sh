@@ -24,6 +24,28 @@ check "kallsyms has __start_sframe" grep -q ' __start_sframe$' /proc/kallsyms
 # The SFrame core validated and indexed vmlinux's .sframe at boot.
 check "vmlinux .sframe valid" sh -c 'dmesg | grep -E "sframe: vmlinux: SFrame v[0-9]+, [0-9]+ FDEs.*: valid"'
 
+# Every in-tree module of the build (multi-object ones included: ext2,
+# isofs, zram) loads with its SFrame registered (a rejected table is
+# logged as "NAME: .sframe rejected: ..."); the test modules below walk
+# through them.  Our own modules and the livepatch samples come later.
+rel=$(uname -r)
+intree=
+if [ -f /lib/modules/$rel/modules.order ]; then
+	intree=$(sed -n 's|^\(.*/\)\{0,1\}\([^/]*\)\.k\{0,1\}o$|\2|p' \
+		/lib/modules/$rel/modules.order | grep -v '^sframe_\|^livepatch[-_]' |
+		tr - _)
+fi
+nmod=0
+bad=
+for mod in $intree; do
+	nmod=$((nmod + 1))
+	# a driver without its hardware loads, then fails its init: ENODEV
+	modprobe "$mod" >/tmp/modprobe.out 2>&1 ||
+		grep -q 'No such device' /tmp/modprobe.out || bad="$bad $mod"
+done
+check "modprobe: $nmod in-tree modules load" sh -c "[ -z '$bad' ] || { echo 'failed:$bad'; exit 1; }"
+check "modprobe: no module .sframe rejected" sh -c "! dmesg | grep '.sframe[a-z_]* rejected'"
+
 for ko in /lib/modules-test/*.ko; do
 	[ -e "$ko" ] || continue
 	mod=$(basename "$ko" .ko)

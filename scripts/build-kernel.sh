@@ -3,6 +3,8 @@
 #
 # Build the test kernel for ARCH (x86_64|arm64) in build/kbuild-ARCH:
 # tinyconfig + qemu/configs/{common,ARCH}.config, ccache, -j2, incremental.
+# VARIANT=kasan adds kasan.config; VARIANT=defconfig builds the arch's
+# defconfig + qemu/configs/defconfig{,-ARCH}.config instead.
 set -euo pipefail
 
 . "$(dirname "$0")/common.sh"
@@ -11,9 +13,18 @@ A=$1
 tag="[kernel $A${VARIANT:+-$VARIANT}]"
 log=$LOGS/kernel-$A${VARIANT:+-$VARIANT}.log
 
-frags=("$ROOT/qemu/configs/common.config" "$ROOT/qemu/configs/$A.config")
-[ ! -f "$ROOT/qemu/configs/${VARIANT:-}.config" ] ||
-	frags+=("$ROOT/qemu/configs/$VARIANT.config")
+# VARIANT=defconfig: the architecture's defconfig plus our options
+# (make check-defconfig); otherwise tinyconfig plus the test fragments.
+if [ "${VARIANT:-}" = defconfig ]; then
+	base=defconfig
+	frags=("$ROOT/qemu/configs/defconfig.config"
+	       "$ROOT/qemu/configs/defconfig-$A.config")
+else
+	base=tinyconfig
+	frags=("$ROOT/qemu/configs/common.config" "$ROOT/qemu/configs/$A.config")
+	[ ! -f "$ROOT/qemu/configs/${VARIANT:-}.config" ] ||
+		frags+=("$ROOT/qemu/configs/$VARIANT.config")
+fi
 
 fail() {
 	echo "$tag FAILED: $1 (log: ${log#"$ROOT"/})"
@@ -25,11 +36,11 @@ fail() {
 mkdir -p "$OUT"
 : >"$log"
 stamp=$OUT/.fragments.sha256
-hash=$(cat "${frags[@]}" "$ROOT/Kconfig" | sha256sum)
+hash=$(cat "${frags[@]}" "$ROOT/Kconfig" <(echo "$base") | sha256sum)
 if [ ! -f "$OUT/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$hash" ]; then
 	echo "$tag configure"
 	{
-		"${KMAKE[@]}" tinyconfig &&
+		"${KMAKE[@]}" $base &&
 		"$KSRC/scripts/kconfig/merge_config.sh" -m -O "$OUT" \
 			"$OUT/.config" "${frags[@]}" &&
 		"${KMAKE[@]}" olddefconfig

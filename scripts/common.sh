@@ -9,6 +9,8 @@ KSRC=${KDIR:-$ROOT/build/linux}
 LOGS=$ROOT/build/logs
 RESULTS=$ROOT/build/results
 export CCACHE_BASEDIR=$ROOT/build
+# defconfig builds of both arches need more than the default 5 GB
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-25G}
 # Called from make: do not leak the caller's flags (ARCH, C=, jobserver...).
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
@@ -36,6 +38,6 @@ qemu_cmd() {
 	arm64)	QEMU=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on)
 		set -- "$1" "$2" "console=ttyAMA0 $3" ;;
 	esac
-	QEMU+=(-m 512 -nographic -no-reboot -kernel "$OUT/$IMAGE"
+	QEMU+=(-smp "${SMP:-2}" -m "${QEMU_MEM:-512}" -nographic -no-reboot -kernel "$OUT/$IMAGE"
 	       -initrd "$2" -append "$3")
 }

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Build build/initramfs-ARCH.cpio.gz: static busybox, an /init that mounts
-# proc/sys/devtmpfs, runs /smoke.sh and powers off, plus every module
-# of the build under sframe-unwind/ (modules.order) in /lib/modules-test/,
+# proc/sys/devtmpfs, runs /smoke.sh and powers off, every module of the
+# build in /lib/modules/RELEASE (modules_install: modprobe finds them), and
+# those under sframe-unwind/ (modules.order) again in /lib/modules-test/,
 # and the user-space unwinding tests (scripts/build-user.sh, qemu/user/:
 # the sampler builds and sframe-hostile) in /usr/test/ with the dynamic
 # loader and C library they need.
@@ -30,6 +31,22 @@ user=$ROOT/build/user-$A
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# modules_install into $OUT/modinst when the modules changed (depmod runs)
+modinst=$OUT/modinst
+modrel=
+if [ -s "$OUT/modules.order" ]; then
+	modrel=$(cat "$OUT/include/config/kernel.release")
+	if [ ! -f "$modinst/lib/modules/$modrel/modules.dep" ] ||
+	   [ -n "$(find "$OUT" -name '*.ko' -newer "$modinst/lib/modules/$modrel/modules.dep" -print -quit)" ]; then
+		rm -rf "$modinst"
+		"${KMAKE[@]}" -s INSTALL_MOD_PATH="$modinst" modules_install \
+			>"$LOGS/modules-install-$A${VARIANT:+-$VARIANT}.log" 2>&1 ||
+			{ echo "[initramfs $A] modules_install failed (log: build/logs/)"; exit 1; }
+	fi
+	# the build and source links point outside the initramfs
+	rm -f "$modinst/lib/modules/$modrel/build" "$modinst/lib/modules/$modrel/source"
+fi
+
 cat >"$tmp/init" <<EOT
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -44,7 +61,7 @@ $off
 EOT
 
 {
-	for d in /bin /dev /proc /sys /tmp /lib /lib/modules-test; do
+	for d in /bin /dev /proc /sys /tmp /lib /lib/modules /lib/modules-test; do
 		echo "dir $d 755 0 0"
 	done
 	echo "nod /dev/console 600 0 0 c 5 1"
@@ -57,6 +74,18 @@ EOT
 	while read -r ko; do
 		echo "file /lib/modules-test/${ko##*/} $OUT/$ko 644 0 0"
 	done
+	# every module of the build, installed as modprobe finds them
+	# (/lib/modules/RELEASE, modules.dep by depmod)
+	if [ -n "$modrel" ]; then
+		(cd "$modinst" && find lib/modules -mindepth 1 -type d | sort) |
+		while read -r d; do
+			echo "dir /$d 755 0 0"
+		done
+		(cd "$modinst" && find lib/modules -type f | sort) |
+		while read -r f; do
+			echo "file /$f $modinst/$f 644 0 0"
+		done
+	fi
 	# the kernel's livepatch sample (x86_64: CONFIG_SAMPLE_LIVEPATCH=m)
 	if grep -qx 'samples/livepatch/livepatch-sample.k\?o' "$OUT/modules.order"; then
 		echo "dir /lib/livepatch 755 0 0"

@@ -9,12 +9,16 @@
 #   make qemu-test [ARCH=...]         boot + smoke checks
 #   make run [ARCH=...]               boot, sframe lines, host view of vmlinux
 #   make lint                         checkpatch, sparse, kernel-doc
+#   make check-defconfig [ARCH=...]   the arch's defconfig + our options:
+#                                     build, verify, boot, KUnit (slow)
+#   make check-configs                our objects in every Kconfig combination
 
 ARCH ?= x86_64
 KERNEL_ARCHES := x86_64 arm64
 HARNESS := $(dir $(lastword $(MAKEFILE_LIST)))
 
-.PHONY: kernel-deps kernel-prepare kernel kernel-all kunit qemu-test run lint
+.PHONY: kernel-deps kernel-prepare kernel kernel-all kunit qemu-test run lint \
+	check-defconfig check-configs
 
 kernel-deps:
 	@$(HARNESS)deps.sh
@@ -40,3 +44,9 @@ run: kernel tools
 
 lint: kernel-prepare
 	@$(HARNESS)lint.sh
+
+check-defconfig: tools
+	@$(HARNESS)check-defconfig.sh $(ARCH)
+
+check-configs: kernel-prepare
+	@$(HARNESS)check-configs.sh

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
-#include <sframe/format.h>
+#include <sframe/sframe.h>
 #include "elf.h"
 
 #define EM_386		3
@@ -333,6 +333,58 @@ int sframe_elf_find(struct sframe_blob *b, int relocate, const char **why)
 	}
 	*why = "no .sframe section or PT_GNU_SFRAME segment";
 	return -1;
+}
+
+/**
+ * sframe_open_parts() - open every SFrame section of a sequence
+ * @data: first byte of the sequence (a relocatable object's .sframe)
+ * @size: its size
+ * @addr: its address
+ * @opts: %SFRAME_OPEN_* options
+ * @parts: result: malloc'ed array of the opened sections (free() it)
+ * @nparts: result: number of sections; on failure, index of the bad one
+ * @off: result on failure: offset of the bad section
+ *
+ * The sections follow each other as sframe_open_part() describes (one per
+ * object file `ld -r` linked; a single one is a sequence of one).
+ *
+ * Return: 0, or the negative SFRAME_E_* code of the section at @off (@parts
+ * is then NULL).
+ */
+int sframe_open_parts(const uint8_t *data, uint64_t size, uint64_t addr,
+		      unsigned int opts, struct sframe_section **parts,
+		      size_t *nparts, uint64_t *off)
+{
+	struct sframe_section *v = NULL, *q;
+	size_t n = 0, cap = 0;
+	uint64_t next;
+	int err;
+
+	*off = 0;
+	do {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 4;
+			q = realloc(v, cap * sizeof(*v));
+			if (!q) {
+				fprintf(stderr, "out of memory\n");
+				exit(2);
+			}
+			v = q;
+		}
+		err = sframe_open_part(&v[n], data, size, addr, *off, opts,
+				       &next);
+		if (err)
+			break;
+		n++;
+		*off = next;
+	} while (*off < size);
+	*nparts = n;
+	if (err) {
+		free(v);
+		v = NULL;
+	}
+	*parts = v;
+	return err;
 }
 
 /* The struct elf view of an elf_file, for the helpers above. */

@@ -25,6 +25,11 @@ struct sframe_blob {
 int sframe_read_file(const char *path, uint8_t **buf, size_t *size);
 int sframe_elf_find(struct sframe_blob *b, int relocate, const char **why);
 
+struct sframe_section;
+int sframe_open_parts(const uint8_t *data, uint64_t size, uint64_t addr,
+		      unsigned int opts, struct sframe_section **parts,
+		      size_t *nparts, uint64_t *off);
+
 /*
  * A parsed ELF file: section headers and symbols, every offset checked.
  * For relocatable objects (.o, .ko) elf_layout_rel() gives every SHF_ALLOC

@@ -7,6 +7,11 @@
  *   sframe-dump --lookup PC FILE         FDE, FRE and rule for PC
  *   sframe-dump --validate FILE          exit 0 iff the section is valid
  *
+ * A relocatable object's .sframe may hold several sections, one per object
+ * file `ld -r` linked (a kernel module's): each is printed and validated,
+ * and lookups use the first one with an FDE for the PC.  readelf prints
+ * the first only, so the output starts as readelf's.
+ *
  * Malformed input gets one line on stderr and exit status 1.
  */
 #include <errno.h>
@@ -68,12 +73,70 @@ static void report(void *arg, int err, u32 fde, u32 fre)
 	r->count++;
 }
 
+/*
+ * A relocatable object's .sframe is a sequence of sections, one per object
+ * file `ld -r` linked (see sframe_open_part()); anything else holds one
+ * section, which a segment may follow with padding.
+ */
+static int open_sections(const struct sframe_blob *b,
+			 struct sframe_section **parts, size_t *n,
+			 uint64_t *off)
+{
+	int err;
+
+	if (b->is_rel)
+		return sframe_open_parts(b->data, b->size, b->addr, 0, parts, n,
+					 off);
+	*n = 0;
+	*off = 0;
+	*parts = malloc(sizeof(**parts));
+	if (!*parts) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		exit(2);
+	}
+	err = sframe_open(*parts, b->data, b->size, b->addr, 0);
+	if (err) {
+		free(*parts);
+		*parts = NULL;
+	} else {
+		*n = 1;
+	}
+	return err;
+}
+
+/* @name, or "@name [part @k at offset @off]" after the first section. */
+static const char *part_name(char *buf, size_t len, const char *name,
+			     size_t k, uint64_t off)
+{
+	if (!k)
+		return name;
+	snprintf(buf, len, "%s [part %zu at offset 0x%" PRIx64 "]", name, k,
+		 off);
+	return buf;
+}
+
+/* The first section with an answer for @pc (the first one if none). */
+static const struct sframe_section *
+part_of(const struct sframe_section *parts, size_t n, uint64_t pc)
+{
+	struct sframe_fde fde;
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (sframe_find_fde(&parts[k], pc, &fde) != -SFRAME_E_NO_FDE)
+			return &parts[k];
+	return &parts[0];
+}
+
 static int process(const char *path, const struct opts *o, int multi)
 {
 	struct sframe_blob b = { 0 };
-	struct sframe_section sec;
+	struct sframe_section *parts = NULL, *sec;
 	struct report_ctx rc = { .file = path };
+	char file[4096], name[64];
 	const char *why = NULL;
+	uint64_t off;
+	size_t n, k;
 	int err, i, ret = 0;
 
 	err = sframe_read_file(path, &b.file, &b.file_size);
@@ -92,52 +155,72 @@ static int process(const char *path, const struct opts *o, int multi)
 		goto out;
 	}
 
-	err = sframe_open(&sec, b.data, b.size, b.addr, 0);
+	err = open_sections(&b, &parts, &n, &off);
 	/* readelf 2.46 applies .rela.sframe; 2.40 (the v1 reference) does not. */
-	if (!err && b.is_rel && sec.version >= SFRAME_VERSION_2) {
+	if (!err && b.is_rel && parts[0].version >= SFRAME_VERSION_2) {
+		free(parts);
+		parts = NULL;
 		if (sframe_elf_find(&b, 1, &why)) {
 			fprintf(stderr, "%s: %s: %s\n", prog, path, why);
 			ret = 1;
 			goto out;
 		}
-		err = sframe_open(&sec, b.data, b.size, b.addr, 0);
+		err = open_sections(&b, &parts, &n, &off);
 	}
 	if (err) {
-		fprintf(stderr, "%s: %s: %s: %s\n", prog, path,
+		fprintf(stderr, "%s: %s: %s: %s\n", prog,
+			part_name(file, sizeof(file), path, n, off),
 			sframe_errname(err), sframe_strerror(err));
 		ret = 1;
 		goto out;
 	}
 
-	err = sframe_validate(&sec, o->validate ? report : NULL, &rc);
-	if (o->validate) {
-		if (!err)
+	for (k = 0; k < n; k++) {
+		sec = &parts[k];
+		off = sec->data - b.data;
+		rc.file = part_name(file, sizeof(file), path, k, off);
+		err = sframe_validate(sec, o->validate ? report : NULL, &rc);
+		if (o->validate && !err)
 			printf("%s: valid SFrame v%u section: %u FDEs, %u FREs, %u bytes\n",
-			       path, sec.version, sec.num_fdes, sec.num_fres,
-			       sec.size);
-		ret = err ? 1 : 0;
-		goto out;
+			       rc.file, sec->version, sec->num_fdes,
+			       sec->num_fres, sec->size);
+		if (err && !o->validate) {
+			report(&rc, err, SFRAME_NO_INDEX, SFRAME_NO_INDEX);
+			ret = 1;
+			goto out;
+		}
+		if (err)
+			ret = 1;
 	}
-	if (err) {
-		report(&rc, err, SFRAME_NO_INDEX, SFRAME_NO_INDEX);
-		ret = 1;
+	if (o->validate)
 		goto out;
-	}
 
 	if (o->nlookups) {
 		for (i = 0; i < o->nlookups; i++)
-			if (sframe_dump_lookup(stdout, &sec, o->lookups[i]))
+			if (sframe_dump_lookup(stdout, part_of(parts, n,
+							       o->lookups[i]),
+					       o->lookups[i]))
 				ret = 1;
 		goto out;
 	}
 	if (multi)
 		printf("\nFile: %s\n", path);
-	err = sframe_dump(stdout, &sec, b.name);
-	if (err) {
-		report(&rc, err, SFRAME_NO_INDEX, SFRAME_NO_INDEX);
-		ret = 1;
+	for (k = 0; k < n; k++) {
+		sec = &parts[k];
+		off = sec->data - b.data;
+		if (k)
+			printf("\n");
+		err = sframe_dump(stdout, sec, part_name(name, sizeof(name),
+							 b.name, k, off));
+		if (err) {
+			rc.file = part_name(file, sizeof(file), path, k, off);
+			report(&rc, err, SFRAME_NO_INDEX, SFRAME_NO_INDEX);
+			ret = 1;
+			break;
+		}
 	}
 out:
+	free(parts);
 	free(b.file);
 	return ret;
 }

@@ -3,7 +3,8 @@
  * sframe-verify: build-time verification of the SFrame data of a kernel
  * image, module or object.
  *
- *   sframe-verify [--exceptions FILE] [--policy fail|warn] [--write-fixups]
+ *   sframe-verify [--exceptions FILE] [--policy fail|warn]
+ *                 [--write-fixups|--count-fixups]
  *                 [--module-fixups FILE] [--quiet] [--verbose] ELF...
  *
  * Checks, per input:
@@ -19,10 +20,15 @@
  * wrong, and no annotation covers it, as an SFRAME_ANNOT_UNRELIABLE entry
  * in the reserved tail of .sframe_annot, then sorts the table by address.
  *
+ * --count-fixups prints only the number of entries --write-fixups would
+ * write: the build links that many empty slots into vmlinux.
+ *
  * --module-fixups FILE (one module or object) writes the same ranges to
  * FILE as struct sframe_annot_fixup entries (include/sframe/annot.h):
  * relative to the FDE whose function contains them, so they need no
  * relocation; the build adds FILE to the .ko as section .sframe_fixup.
+ * A module's .sframe holds one SFrame section per object file linked into
+ * it: every check covers all of them.
  *
  * Exit status: 0 clean (or --policy warn), 1 unknown findings or too few
  * fixup slots, 2 malformed input or bad usage.
@@ -46,7 +52,7 @@
 static const char *prog = "sframe-verify";
 
 /* Options. */
-static int opt_verbose, opt_quiet, opt_warn, opt_fixups;
+static int opt_verbose, opt_quiet, opt_warn, opt_fixups, opt_count;
 static const char *opt_modfix;		/* --module-fixups FILE */
 
 /* ORC (arch/x86/include/asm/orc_types.h, Linux 6.1). */
@@ -152,14 +158,27 @@ struct stats {
 	int has_orc, has_annot, has_fixarea;
 };
 
+/* What the parts of an input's .sframe share: the ABI's registers. */
+struct abi_regs {
+	u8 sp_reg, fp_reg;
+};
+
+/* One SFrame section of the input's .sframe (see sframe_open_part()). */
+struct part {
+	struct sframe_section sec;
+	u32 *index;
+	u32 first;		/* index of its first FDE in the sequence */
+};
+
 /* Everything known about the current input. */
 struct input {
 	const char *path;
 	struct elf_file f;
 	const char *arch;
-	struct sframe_section sec;
+	struct abi_regs sec;	/* register numbers, the same in every part */
+	struct part *parts;	/* .sframe: a module's has one per object */
+	size_t nparts;
 	int has_sframe;
-	u32 *index;
 	struct region *regs;
 	size_t nregs;
 	struct region *syms;	/* every code symbol, sorted (aliases) */
@@ -620,8 +639,14 @@ static const uint8_t *text_bytes(const struct input *in, uint64_t a,
 
 /* SFrame. */
 
-static void sframe_fail(const struct input *in, const char *what, int err)
+/* @off: offset of the bad section in .sframe (a sequence of sections). */
+static void sframe_fail(const struct input *in, const char *what,
+			uint64_t off, int err)
 {
+	if (off)
+		die(in->path, "malformed .sframe: section at offset 0x%" PRIx64
+		    ": %s: %s (%s)", off, what, sframe_strerror(err),
+		    sframe_errname(err));
 	die(in->path, "malformed .sframe: %s: %s (%s)", what,
 	    sframe_strerror(err), sframe_errname(err));
 }
@@ -633,15 +658,75 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Offset of part @p in .sframe. */
+static uint64_t part_off(const struct input *in, const struct part *p)
+{
+	return p->sec.data - in->parts[0].sec.data;
+}
+
+/* Validate and index part @p, and note its rows and row boundaries. */
+static void load_part(struct input *in, struct part *p, size_t *cap)
+{
+	uint64_t off = part_off(in, p);
+	u32 i, nwords;
+	int err;
+
+	err = sframe_validate(&p->sec, NULL, NULL);
+	if (err)
+		sframe_fail(in, "validation", off, err);
+	err = sframe_index_size(&p->sec, 12, &nwords);
+	if (!err) {
+		p->index = xcalloc(nwords, sizeof(u32));
+		err = sframe_index_build(&p->sec, 12, p->index, nwords);
+	}
+	if (err)
+		sframe_fail(in, "index", off, err);
+
+	for (i = 0; i < p->sec.num_fdes; i++) {
+		struct sframe_fde fde;
+		struct sframe_fre fre;
+		u32 k, q;
+
+		err = sframe_get_fde(&p->sec, i, &fde);
+		if (err)
+			sframe_fail(in, "FDE", off, err);
+		in->st.fdes++;
+		if (in->nbounds + fde.num_fres + 2 > *cap) {
+			*cap = 2 * *cap + fde.num_fres + 64;
+			in->bounds = xrealloc(in->bounds, *cap, sizeof(uint64_t));
+		}
+		if (sframe_fde_pcmask(&fde)) {
+			iv_add(&in->rows, fde.start, fde.start + fde.size);
+			continue;
+		}
+		for (k = 0, q = fde.fres; k < fde.num_fres; k++, q = fre.next) {
+			err = sframe_read_fre(&p->sec, &fde, q, &fre);
+			if (err)
+				sframe_fail(in, "FRE", off, err);
+			if (!k)
+				iv_add(&in->rows, fde.start + fre.start,
+				       fde.start + fde.size);
+			in->bounds[in->nbounds++] = fde.start + fre.start;
+		}
+		in->bounds[in->nbounds++] = fde.start + fde.size;
+	}
+}
+
+/*
+ * A linked ELF's .sframe is one section; a relocatable object's (a
+ * module's) is a sequence of sections, one per object file linked into it
+ * (see sframe_open_part()), read here as the module loader reads them.
+ */
 static void load_sframe(struct input *in)
 {
 	int idx = elf_sec_find(&in->f, ".sframe"), nrel = 0, err;
-	unsigned int opts = 0;
+	struct sframe_section *secs;
 	const char *why;
 	struct elf_sec *s;
-	size_t cap = 0;
+	uint64_t off = 0;
+	size_t cap = 0, k;
 	uint8_t *data;
-	u32 i, nwords;
+	u32 first = 0;
 
 	if (idx < 0)
 		return;
@@ -654,67 +739,73 @@ static void load_sframe(struct input *in)
 			die(in->path, ".rela.sframe: %s", why);
 		/*
 		 * Relocated as the module loader does: start fields hold
-		 * function - field (v1 says nothing), and "sorted" describes
-		 * one text section, not our layout.
+		 * function - field (v1 says nothing).
 		 */
-		opts = SFRAME_OPEN_PCREL;
-		if (s->size > 3)
-			data[3] &= ~SFRAME_F_FDE_SORTED;
-	}
-	err = sframe_open(&in->sec, data, s->size, s->vaddr, opts);
-	if (err)
-		sframe_fail(in, "header", err);
-	err = sframe_validate(&in->sec, NULL, NULL);
-	if (err)
-		sframe_fail(in, "validation", err);
-	err = sframe_index_size(&in->sec, 12, &nwords);
-	if (!err) {
-		in->index = xcalloc(nwords, sizeof(u32));
-		err = sframe_index_build(&in->sec, 12, in->index, nwords);
+		err = sframe_open_parts(data, s->size, s->vaddr,
+					SFRAME_OPEN_PCREL, &secs, &in->nparts,
+					&off);
+	} else {
+		secs = xcalloc(1, sizeof(*secs));
+		in->nparts = 1;
+		err = sframe_open(secs, data, s->size, s->vaddr, 0);
 	}
 	if (err)
-		sframe_fail(in, "index", err);
+		sframe_fail(in, "header", off, err);
+
+	in->parts = xcalloc(in->nparts, sizeof(*in->parts));
+	for (k = 0; k < in->nparts; k++) {
+		struct part *p = &in->parts[k];
+
+		p->sec = secs[k];
+		p->first = first;
+		first += p->sec.num_fdes;
+		if (p->sec.abi != secs[0].abi)
+			die(in->path, "malformed .sframe: section at offset 0x%"
+			    PRIx64 " is for another ABI", part_off(in, p));
+		/* "sorted" describes one text section, not our layout */
+		if (in->f.type == ELF_ET_REL)
+			p->sec.flags &= ~SFRAME_F_FDE_SORTED;
+		load_part(in, p, &cap);
+	}
+	in->sec.sp_reg = secs[0].sp_reg;
+	in->sec.fp_reg = secs[0].fp_reg;
 	in->has_sframe = 1;
-
-	for (i = 0; i < in->sec.num_fdes; i++) {
-		struct sframe_fde fde;
-		struct sframe_fre fre;
-		u32 k, p;
-
-		err = sframe_get_fde(&in->sec, i, &fde);
-		if (err)
-			sframe_fail(in, "FDE", err);
-		in->st.fdes++;
-		if (in->nbounds + fde.num_fres + 2 > cap) {
-			cap = 2 * cap + fde.num_fres + 64;
-			in->bounds = xrealloc(in->bounds, cap, sizeof(uint64_t));
-		}
-		if (sframe_fde_pcmask(&fde)) {
-			iv_add(&in->rows, fde.start, fde.start + fde.size);
-			continue;
-		}
-		for (k = 0, p = fde.fres; k < fde.num_fres; k++, p = fre.next) {
-			err = sframe_read_fre(&in->sec, &fde, p, &fre);
-			if (err)
-				sframe_fail(in, "FRE", err);
-			if (!k)
-				iv_add(&in->rows, fde.start + fre.start,
-				       fde.start + fde.size);
-			in->bounds[in->nbounds++] = fde.start + fre.start;
-		}
-		in->bounds[in->nbounds++] = fde.start + fde.size;
-	}
+	free(secs);
 	iv_merge(&in->rows);
 	qsort(in->bounds, in->nbounds, sizeof(uint64_t), cmp_u64);
 }
 
-/* SFrame rule at @pc; 0 if covered. */
+static void free_sframe(struct input *in)
+{
+	size_t k;
+
+	for (k = 0; k < in->nparts; k++)
+		free(in->parts[k].index);
+	free(in->parts);
+}
+
+/* The first part with an FDE covering @pc (in @fde), or NULL. */
+static const struct part *part_at(const struct input *in, uint64_t pc,
+				  struct sframe_fde *fde)
+{
+	size_t k;
+
+	for (k = 0; k < in->nparts; k++)
+		if (!sframe_find_fde(&in->parts[k].sec, pc, fde))
+			return &in->parts[k];
+	return NULL;
+}
+
+/* SFrame rule at @pc, from the first part covering it; 0 if covered. */
 static int sframe_rule_at(const struct input *in, uint64_t pc,
 			  struct sframe_rule *r)
 {
-	if (!in->has_sframe)
-		return -SFRAME_E_NO_FDE;
-	return sframe_find(&in->sec, pc, r);
+	int err = -SFRAME_E_NO_FDE;
+	size_t k;
+
+	for (k = 0; k < in->nparts && err == -SFRAME_E_NO_FDE; k++)
+		err = sframe_find(&in->parts[k].sec, pc, r);
+	return err;
 }
 
 static const char *reg_name(const struct input *in, unsigned int reg)
@@ -820,6 +911,8 @@ static int finding(struct input *in, const char *what,
 	if (e || known)
 		in->st.known[what[0] == 'u' ? 0 : 1]++;
 	if (!e && !known) {
+		if (opt_count)
+			return 1;
 		sym_range(r, lo, hi, where, sizeof(where));
 		printf("%s: %s: %s (%" PRIu64 " bytes)%s%s: unknown\n", in->path,
 		       what, where, hi - lo, detail ? ": " : "",
@@ -856,7 +949,7 @@ static int is_ftrace_nops(const struct input *in, const struct region *r,
 	for (i = 0; i < 2; i++)
 		if (elf_get(&in->f, b + 4 * i, 4) != 0xd503201f)
 			return 0;
-	return !sframe_find_fde(&in->sec, hi, &fde) && fde.start == hi;
+	return part_at(in, hi, &fde) && fde.start == hi;
 }
 
 /*
@@ -886,6 +979,31 @@ static int is_drap(const struct input *in, const struct region *r,
 			if (b[j] == 0xff && (b[j + 1] & 0xf8) == 0x70 &&
 			    b[j + 2] == 0xf8)
 				return 1;
+	}
+	return 0;
+}
+
+/*
+ * The .cold partition of a DRAP function: gcc moves its unlikely paths to
+ * "NAME.cold", which has its own FDE in the CFI; gas drops it with the
+ * main part's (load_module.cold).  Only a whole, uncovered .cold symbol
+ * whose parent NAME is a whole, uncovered DRAP function.
+ */
+static int is_drap_cold(const struct input *in, const struct region *r,
+			uint64_t lo, uint64_t hi)
+{
+	size_t len = strlen(r->name), k;
+
+	if (lo != r->sym || hi != r->hi || len <= 5 ||
+	    strcmp(r->name + len - 5, ".cold"))
+		return 0;
+	for (k = 0; k < in->nregs; k++) {
+		const struct region *p = &in->regs[k];
+
+		if (strlen(p->name) == len - 5 &&
+		    !strncmp(p->name, r->name, len - 5) &&
+		    !iv_overlap(&in->rows, p->lo, p->hi))
+			return is_drap(in, p, p->sym, p->hi);
 	}
 	return 0;
 }
@@ -926,7 +1044,8 @@ static void check_coverage(struct input *in)
 
 			if (is_ftrace_nops(in, r, lo, hi))
 				c = CLS_FTRACE_NOP;
-			else if (is_drap(in, r, lo, hi))
+			else if (is_drap(in, r, lo, hi) ||
+				 is_drap_cold(in, r, lo, hi))
 				c = CLS_DRAP;
 			e = exc_match(in, EXC_MISSING, r, lo, hi, c);
 			snprintf(detail, sizeof(detail), "[%s%s%s]",
@@ -1257,6 +1376,9 @@ static void check_orc(struct input *in)
 			if (b < next)
 				next = b;
 			err = sframe_rule_at(in, pc, &rule);
+			/* judge the rule the kernel unwinder applies */
+			if (!err)
+				sframe_rule_no_red_zone(&rule, in->sec.sp_reg);
 			if (!orc_defined(o) || err) {
 				if (orc_defined(o) && err)
 					in->st.orc_only += next - pc;
@@ -1368,11 +1490,12 @@ static void check_annot_spans(struct input *in)
 	}
 }
 
-static void check_arm64(struct input *in)
+static void check_arm64_part(struct input *in,
+			     const struct sframe_section *sec)
 {
 	u32 i;
 
-	for (i = 0; i < in->sec.num_fdes; i++) {
+	for (i = 0; i < sec->num_fdes; i++) {
 		struct sframe_fde fde;
 		struct sframe_fre fre;
 		struct region fake;
@@ -1380,7 +1503,7 @@ static void check_arm64(struct input *in)
 		struct exception *e;
 		u32 k, p;
 
-		if (sframe_get_fde(&in->sec, i, &fde))
+		if (sframe_get_fde(sec, i, &fde))
 			continue;
 		r = region_or_fake(in, fde.start, &fake);
 		if (!fde_matches_symbol(in, fde.start, fde.start + fde.size)) {
@@ -1411,13 +1534,15 @@ static void check_arm64(struct input *in)
 			const char *bad = NULL;
 			char ss[96], detail[192];
 
-			if (sframe_read_fre(&in->sec, &fde, p, &fre) ||
-			    sframe_fre_rule(&in->sec, &fde, &fre, &rule))
+			if (sframe_read_fre(sec, &fde, p, &fre) ||
+			    sframe_fre_rule(sec, &fde, &fre, &rule))
 				break;
+			/* judge the rule the kernel unwinder applies */
+			sframe_rule_no_red_zone(&rule, in->sec.sp_reg);
 			lo = fde.start + fre.start;
 			hi = fde.start + fde.size;
 			if (k + 1 < fde.num_fres &&
-			    !sframe_read_fre(&in->sec, &fde, fre.next, &nf))
+			    !sframe_read_fre(sec, &fde, fre.next, &nf))
 				hi = fde.start + nf.start;
 			if (rule.flags & SFRAME_RULE_OUTERMOST)
 				continue;
@@ -1442,6 +1567,14 @@ static void check_arm64(struct input *in)
 			finding(in, "wrong", r, lo, hi, e, NULL, detail);
 		}
 	}
+}
+
+static void check_arm64(struct input *in)
+{
+	size_t k;
+
+	for (k = 0; k < in->nparts; k++)
+		check_arm64_part(in, &in->parts[k].sec);
 }
 
 /* Fixups. */
@@ -1540,7 +1673,7 @@ static int do_fixups(struct input *in)
 		fprintf(stderr, "%s: %s: --write-fixups: %" PRIu64
 			" UNRELIABLE entries needed, %" PRIu64
 			" free slots of %" PRIu64
-			" (enlarge the reserved area of .sframe_annot)\n",
+			" (the build sizes the area with --count-fixups: did the text change between links?)\n",
 			prog, in->path, in->st.nfix, in->st.fix_free,
 			in->st.fix_total);
 		return 1;
@@ -1619,13 +1752,16 @@ static int cmp_modfix(const void *a, const void *b)
 /*
  * --module-fixups: the fixup ranges (merged by do_fixups()) as struct
  * sframe_annot_fixup entries in @path, relative to the FDE whose function
- * contains them (the FDE the core finds for their first byte), split at
- * FDE ends and every 65535 bytes, sorted by (FDE index, offset).  @path is
- * always written, empty without fixups.
+ * contains them (the FDE the core finds for their first byte, in the first
+ * part that has one), split at FDE ends and every 65535 bytes, sorted by
+ * (FDE index, offset).  FDE indexes count across the parts of .sframe:
+ * part 0's FDEs first, then part 1's, as the module loader counts them.
+ * @path is always written, empty without fixups.
  */
 static void do_module_fixups(struct input *in, const char *path)
 {
 	uint8_t e[SFRAME_ANNOT_SIZE];
+	struct sframe_fde fde;
 	struct modfix *v = NULL;
 	size_t n = 0, cap = 0, i;
 	FILE *fp;
@@ -1634,12 +1770,10 @@ static void do_module_fixups(struct input *in, const char *path)
 		uint64_t lo = in->fix.v[i].lo, hi = in->fix.v[i].hi;
 
 		while (lo < hi) {
-			struct sframe_fde fde;
+			const struct part *p = part_at(in, lo, &fde);
 			uint64_t end;
 
-			if (!in->has_sframe ||
-			    sframe_find_fde(&in->sec, lo, &fde) ||
-			    lo < fde.start || lo - fde.start >= fde.size) {
+			if (!p || lo < fde.start || lo - fde.start >= fde.size) {
 				struct region fake;
 				char where[512];
 
@@ -1657,7 +1791,7 @@ static void do_module_fixups(struct input *in, const char *path)
 				cap = cap ? 2 * cap : 64;
 				v = xrealloc(v, cap, sizeof(*v));
 			}
-			v[n].fde = fde.index;
+			v[n].fde = p->first + fde.index;
 			v[n].off = lo - fde.start;
 			v[n].len = end - lo;
 			n++;
@@ -1790,6 +1924,12 @@ static int verify(const char *path)
 		ret = 1;
 	if (opt_modfix)
 		do_module_fixups(&in, opt_modfix);
+	if (opt_count) {
+		/* --count-fixups: the number alone, for the build to size by */
+		printf("%" PRIu64 "\n", in.st.nfix);
+		ret = 0;
+		goto out;
+	}
 	if (opt_verbose)
 		for (k = 0; k < nexcs; k++)
 			if (excs[k].hits)
@@ -1802,7 +1942,8 @@ static int verify(const char *path)
 	if ((in.st.unknown || in.st.wrong_unknown || in.st.arm_unknown) &&
 	    !opt_warn)
 		ret = 1;
-	free(in.index);
+out:
+	free_sframe(&in);
 	free(in.regs);
 	free(in.syms);
 	free(in.allsyms);
@@ -1824,11 +1965,13 @@ static int verify(const char *path)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s [--exceptions FILE] [--policy fail|warn] [--write-fixups]\n"
+		"Usage: %s [--exceptions FILE] [--policy fail|warn] [--write-fixups|--count-fixups]\n"
 		"       [--module-fixups FILE] [--quiet] [--verbose] ELF...\n"
 		"  --exceptions FILE  known gaps (see scripts/sframe-verify-exceptions)\n"
 		"  --policy fail      unknown findings exit 1 (default); warn: exit 0\n"
 		"  --write-fixups     vmlinux: UNRELIABLE entries into .sframe_annot\n"
+		"  --count-fixups     print only the number of UNRELIABLE entries needed\n"
+		"                     (the build sizes vmlinux's fixup slots by it)\n"
 		"  --module-fixups FILE\n"
 		"                     one module/object: FDE-relative UNRELIABLE entries\n"
 		"                     (struct sframe_annot_fixup) into FILE, for .sframe_fixup\n"
@@ -1857,6 +2000,8 @@ int main(int argc, char **argv)
 			opt_quiet = 1;
 		} else if (!strcmp(a, "--write-fixups")) {
 			opt_fixups = 1;
+		} else if (!strcmp(a, "--count-fixups")) {
+			opt_count = 1;
 		} else if (!strcmp(a, "--module-fixups") && i + 1 < argc) {
 			opt_modfix = argv[++i];
 		} else if (!strcmp(a, "--policy") && i + 1 < argc &&

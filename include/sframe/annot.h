@@ -121,8 +121,11 @@ struct sframe_annot {
 
 /**
  * struct sframe_annot_fixup - a module's verifier fixup (16 bytes)
- * @fde: index of the FDE in the module's .sframe, in section order (as
- *       sframe_get_fde() counts them)
+ * @fde: index of the FDE in the module's .sframe, in section order.  The
+ *       .sframe of a module is a sequence of SFrame sections, one per
+ *       object file linked into it (sframe_open_part()): FDEs are counted
+ *       across the sequence, the first section's FDEs first (as
+ *       sframe_get_fde() counts them in each), then the second's, and so on
  * @off: first byte, as an offset from the start of the FDE's function
  * @len: number of bytes, all inside the FDE's function
  * @type: SFRAME_ANNOT_UNRELIABLE

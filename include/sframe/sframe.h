@@ -20,6 +20,10 @@
  *		err = sframe_validate(&sec, NULL, NULL);	(untrusted input)
  *	if (!err)
  *		err = sframe_find(&sec, pc, &rule);
+ *
+ * A relocatable object's (or a module's) .sframe may be a sequence of
+ * sections, one per object file linked into it: sframe_open_part() opens
+ * them one by one.
  */
 #ifndef _SFRAME_SFRAME_H
 #define _SFRAME_SFRAME_H
@@ -59,12 +63,19 @@ enum sframe_error {
 	SFRAME_E_SIGNAL,	/* signal trampoline without rows: use the OS frame */
 	SFRAME_E_FAULT,		/* the accessor could not read the bytes */
 	SFRAME_E_INDEX,		/* caller-provided index too small or stale */
+	SFRAME_E_PADDING,	/* after a section: neither padding nor a section */
 	SFRAME_E_MAX
 };
 
 /* sframe_open() options. */
 /* Starts are PC-relative whatever the flags say (relocated v1 in modules). */
 #define SFRAME_OPEN_PCREL	0x1
+
+/*
+ * Alignment of the sections of a sequence (sframe_open_part()): the
+ * sh_addralign of gas's .sframe, at which `ld -r` concatenates them.
+ */
+#define SFRAME_PART_ALIGN	8
 
 /* Largest register number a rule may name (DWARF numbering). */
 #define SFRAME_MAX_REGNUM	127
@@ -237,6 +248,8 @@ typedef void (*sframe_report_fn)(void *arg, int err, u32 fde, u32 fre);
 
 int sframe_open(struct sframe_section *sec, const void *data, u64 size,
 		u64 addr, unsigned int opts);
+int sframe_open_part(struct sframe_section *sec, const void *data, u64 size,
+		     u64 addr, u64 off, unsigned int opts, u64 *next);
 int sframe_validate(const struct sframe_section *sec,
 		    sframe_report_fn report, void *arg);
 int sframe_index_size(const struct sframe_section *sec, unsigned int shift,
@@ -284,6 +297,34 @@ static inline bool sframe_fde_signal(const struct sframe_section *sec,
 {
 	return sec->version >= SFRAME_VERSION_3 &&
 	       SFRAME_V3_FUNC_SIGNAL_P(fde->info);
+}
+
+/**
+ * sframe_rule_no_red_zone() - drop saves that lie below the stack pointer
+ * @rule: a decoded rule whose CFA is SP + offset (else left alone)
+ * @sp_reg: DWARF number of the stack pointer
+ *
+ * Code without a red zone (the kernel: -mno-red-zone on x86_64, none on
+ * AArch64) never reads below its stack pointer, and an interrupt may
+ * overwrite anything there.  A register whose save slot lies below SP
+ * has therefore been restored already: gcc leaves the FP (or LR) rule of
+ * an epilogue stale after the "pop" in a .cold partition, and the
+ * assembler copies it into SFrame.  Such a rule becomes "unchanged".
+ * The kernel unwinder and the build-time verifier both apply this, so
+ * the verifier judges the rules the unwinder uses.
+ */
+static inline void sframe_rule_no_red_zone(struct sframe_rule *rule,
+					   unsigned int sp_reg)
+{
+	if (rule->cfa.kind != SFRAME_LOC_REG || rule->cfa.reg != sp_reg ||
+	    rule->cfa.deref)
+		return;
+	if (rule->fp.kind == SFRAME_LOC_CFA &&
+	    (s64)rule->cfa.offset + rule->fp.offset < 0)
+		rule->fp.kind = SFRAME_LOC_SAME;
+	if (rule->ra.kind == SFRAME_LOC_CFA &&
+	    (s64)rule->cfa.offset + rule->ra.offset < 0)
+		rule->ra.kind = SFRAME_LOC_SAME;
 }
 
 /* Number of data words of an FRE. */

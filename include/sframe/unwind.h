@@ -38,6 +38,7 @@ struct llist_node;
  * @SFRAME_UW_FINAL: the walk ended somewhere other than the final frame
  * @SFRAME_UW_TOO_DEEP: more than %SFRAME_UNWIND_MAX_FRAMES frames
  * @SFRAME_UW_FALLBACK: a frame was found with frame pointers
+ * @SFRAME_UW_CALLSITE: a return address does not follow a call instruction
  * @SFRAME_UW_MAX: number of codes
  */
 enum sframe_unwind_error {
@@ -53,6 +54,7 @@ enum sframe_unwind_error {
 	SFRAME_UW_FINAL,
 	SFRAME_UW_TOO_DEEP,
 	SFRAME_UW_FALLBACK,
+	SFRAME_UW_CALLSITE,
 	SFRAME_UW_MAX
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer target: open + validate + lookups + dump of arbitrary bytes.
+ * libFuzzer target: open + validate + lookups + dump of arbitrary bytes,
+ * read as one section and as a sequence of sections (sframe_open_part()).
  *
  * The first 8 input bytes choose the section address, the open options and
  * the block size of a lookup index that is built and used too;
@@ -22,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sframe_section sec;
 	struct sframe_rule rule;
 	struct sframe_fde fde;
-	uint64_t addr = 0;
+	uint64_t addr = 0, off, next;
 	uint32_t i;
 
 	if (!null)
@@ -31,6 +32,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(&addr, data, 8);
 		data += 8;
 		size -= 8;
+	}
+	/* The bytes as a sequence of sections (a module's .sframe). */
+	for (off = 0; off < size; off = next) {
+		if (sframe_open_part(&sec, data, size, addr & ~1ULL, off,
+				     addr & 1, &next))
+			break;
+		if (!sframe_validate(&sec, NULL, NULL) && sec.num_fdes &&
+		    !sframe_get_fde(&sec, 0, &fde))
+			sframe_find(&sec, fde.start, &rule);
 	}
 	if (sframe_open(&sec, data, size, addr & ~1ULL, addr & 1))
 		return 0;

@@ -129,4 +129,8 @@ check "kunit/sframe_fixtures.h is up to date with the fixtures" scripts/gen-kuni
 # 7. sframe-verify: coverage, arm64 checks, exceptions, fixups, malformed
 #    input (the ORC comparison needs objtool: run-verify-kernel-tests.sh).
 tools/testing/run-verify-tests.sh
+
+# 8. A module's .sframe: one SFrame section per object linked (ld -r with
+#    scripts/sframe-concat.lds, as the kernel build links modules).
+tools/testing/run-parts-tests.sh
 exit 0

@@ -241,6 +241,232 @@ static void s390x_cases(const struct base *orig)
 	free(enc.kept);
 }
 
+/*
+ * Sequences of sections, as `ld -r` with scripts/sframe-concat.lds makes
+ * a module's .sframe: each section at the next multiple of 8, zero bytes
+ * in between (sframe_open_part()).
+ */
+#define SEQ_MAX		4
+#define SEQ_ADDR	0x40000
+
+struct seq {
+	uint8_t *buf;
+	size_t len;
+	int n;
+	size_t off[SEQ_MAX], size[SEQ_MAX];
+};
+
+static void seq_add(struct seq *q, const struct base *b)
+{
+	size_t at = (q->len + 7) & ~(size_t)7;
+
+	q->buf = realloc(q->buf, at + b->size);
+	memset(q->buf + q->len, 0, at - q->len);
+	memcpy(q->buf + at, b->data, b->size);
+	q->off[q->n] = at;
+	q->size[q->n++] = b->size;
+	q->len = at + b->size;
+}
+
+/*
+ * Walk the parts of @buf as the kernel does: open each, validate it and
+ * look up every function start.  Each call must make progress inside
+ * @len.  Return the first open error (0 if every part opened), the number
+ * of parts in @n and their offsets in @off.
+ */
+static int seq_walk(const uint8_t *buf, size_t len, int *n, size_t *off)
+{
+	struct sframe_section sec;
+	struct sframe_rule r;
+	struct sframe_fde f;
+	uint64_t o = 0, next = 0;
+	uint32_t i;
+	int err;
+
+	*n = 0;
+	do {
+		err = sframe_open_part(&sec, buf, len, SEQ_ADDR, o, 0, &next);
+		if (err)
+			return err;
+		if (next <= o || next > len)
+			return 1000;	/* no progress: the walk may not end */
+		if (*n < SEQ_MAX)
+			off[*n] = o;
+		(*n)++;
+		sframe_validate(&sec, NULL, NULL);
+		for (i = 0; i < sec.num_fdes && i < 64; i++)
+			if (!sframe_get_fde(&sec, i, &f))
+				sframe_find(&sec, f.start, &r);
+		o = next;
+	} while (o < len);
+	return 0;
+}
+
+#define SEQ_CASE(name, want, nwant, ...) do {				\
+	uint8_t *buf = malloc(q->len + 64);				\
+	size_t len = q->len, offs[SEQ_MAX];				\
+	int got, n, expected = (want);					\
+									\
+	memcpy(buf, q->buf, q->len);					\
+	memset(buf + q->len, 0, 64);					\
+	__VA_ARGS__;							\
+	t_begin("sequence: %s -> %s", name, sframe_errname(expected));	\
+	got = seq_walk(buf, len, &n, offs);				\
+	T_CHECK(got == expected, "got %s", sframe_errname(got));	\
+	T_CHECK(got || n == (nwant), "%d parts", n);			\
+	t_end();							\
+	free(buf);							\
+} while (0)
+
+/* A deterministic xorshift generator for the mutations below. */
+static uint64_t seq_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * Fuzz-style: the valid sequence with random bytes overwritten (half of
+ * them next to a part boundary, where the splitting happens), cut short
+ * or extended; every walk must end (ASan/UBSan watch the reads).
+ */
+static void seq_fuzz(const struct seq *q)
+{
+	size_t cap = q->len + 64, offs[SEQ_MAX];
+	uint8_t *buf = malloc(cap);
+	int k, j, n, err, ok = 0, bad = 0, stuck = 0;
+	uint64_t x = 0x5eed5eed5eedULL;
+
+	for (k = 0; k < 20000; k++) {
+		size_t len = q->len;
+
+		memcpy(buf, q->buf, q->len);
+		memset(buf + q->len, 0, cap - q->len);
+		for (j = 1 + seq_rand(&x) % 4; j > 0; j--) {
+			size_t at = seq_rand(&x) % len;
+
+			if (seq_rand(&x) & 1) {
+				int p = 1 + seq_rand(&x) % (q->n - 1);
+
+				at = q->off[p] - 8 + seq_rand(&x) % 16;
+			}
+			buf[at] = seq_rand(&x) & 3 ? seq_rand(&x) : 0;
+		}
+		if (seq_rand(&x) % 4 == 0)
+			len = seq_rand(&x) % (q->len + 1);
+		else if (seq_rand(&x) % 8 == 0)
+			len += seq_rand(&x) % 64;
+		err = seq_walk(buf, len, &n, offs);
+		stuck += err == 1000;
+		if (err)
+			bad++;
+		else
+			ok++;
+	}
+	t_begin("sequence: 20000 mutated sequences: every walk ends in bounds");
+	T_CHECK(!stuck, "%d walks without progress", stuck);
+	T_CHECK(ok && bad, "%d accepted, %d rejected", ok, bad);
+	t_end();
+	free(buf);
+}
+
+static void seq_cases(const char *dir)
+{
+	static const char * const names[] = {
+		"x86_64/v1-nofp/chain.o", "x86_64/nofp/asm.o",
+		"aarch64/nofp/many.o",
+	};
+	struct seq seq = { 0 }, one = { 0 }, *q = &seq;
+	struct sframe_section sec;
+	struct base b[3];
+	size_t e1, e2;
+	uint64_t next;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (load(&b[i], dir, names[i], 0) || b[i].sec.size != b[i].size ||
+		    b[i].size % 8 == 0) {
+			printf("FAIL: sequence: load %s (an unaligned size)\n",
+			       names[i]);
+			return;
+		}
+		seq_add(&seq, &b[i]);
+	}
+	seq_add(&one, &b[0]);
+	e1 = q->off[1] + q->size[1];	/* end of part 1, before its padding */
+	e2 = q->len;			/* end of part 2, the last */
+
+	SEQ_CASE("3 sections at multiples of 8, zero padding", 0, 3, (void)0);
+	{
+		size_t offs[SEQ_MAX];
+		int n, err = seq_walk(q->buf, q->len, &n, offs);
+
+		t_begin("sequence: parts found where they were put, exact sizes");
+		T_CHECK(!err && n == 3, "%s, %d parts", sframe_errname(err), n);
+		for (i = 0; !err && i < 3; i++) {
+			T_CHECK(offs[i] == q->off[i], "part %d at %zu, not %zu",
+				i, offs[i], q->off[i]);
+			T_CHECK(!sframe_open_part(&sec, q->buf, q->len, SEQ_ADDR,
+						  q->off[i], 0, &next) &&
+				sec.size == q->size[i] &&
+				sec.addr == SEQ_ADDR + q->off[i] &&
+				next == (i < 2 ? q->off[i + 1] : q->len),
+				"part %d: size %u, next %" PRIu64, i, sec.size,
+				next);
+		}
+		t_end();
+	}
+	q = &one;
+	SEQ_CASE("a single section is a sequence of one", 0, 1, (void)0);
+	q = &seq;
+	SEQ_CASE("zero padding after the last section", 0, 3,
+		 len = (e2 + 7) & ~(size_t)7);
+	SEQ_CASE("non-zero padding byte", -SFRAME_E_PADDING, 0,
+		 buf[e1 + 2] = 0x01);
+	SEQ_CASE("non-zero byte after the last section", -SFRAME_E_PADDING, 0,
+		 { buf[e2] = 0x80; len = e2 + 1; });
+	SEQ_CASE("garbage where part 2 starts", -SFRAME_E_PADDING, 0,
+		 buf[q->off[2]] = 0x55);
+	SEQ_CASE("part 2 misaligned (no padding before it)", -SFRAME_E_PADDING, 0,
+		 { memmove(buf + e1, buf + q->off[2], q->size[2]);
+		   len = e1 + q->size[2]; });
+	SEQ_CASE("part 2 misaligned (4 bytes late)", -SFRAME_E_PADDING, 0,
+		 { memmove(buf + q->off[2] + 4, q->buf + q->off[2], q->size[2]);
+		   memset(buf + q->off[2], 0, 4); len += 4; });
+	SEQ_CASE("8 more zero bytes before part 2", -SFRAME_E_PADDING, 0,
+		 { memmove(buf + q->off[2] + 8, q->buf + q->off[2], q->size[2]);
+		   memset(buf + q->off[2], 0, 8); len += 8; });
+	SEQ_CASE("8 zero bytes after the last section's padding", -SFRAME_E_PADDING, 0,
+		 len = ((e2 + 7) & ~(size_t)7) + 8);
+	SEQ_CASE("32 zero bytes after the last section's padding", -SFRAME_E_PADDING, 0,
+		 len = ((e2 + 7) & ~(size_t)7) + 32);
+	SEQ_CASE("part 2 truncated", -SFRAME_E_TRUNCATED, 0, len = e2 - 1);
+	SEQ_CASE("part 2 cut to its magic", -SFRAME_E_TRUNCATED, 0,
+		 len = q->off[2] + 2);
+	SEQ_CASE("part 1's FRE length past the end", -SFRAME_E_TRUNCATED, 0,
+		 w32(buf + q->off[1] + 16, 0x7fffffff - q->off[1]));
+	SEQ_CASE("part 1 of version 9", -SFRAME_E_VERSION, 0,
+		 buf[q->off[1] + 2] = 9);
+	SEQ_CASE("empty", -SFRAME_E_TRUNCATED, 0, len = 0);
+
+	t_begin("sequence: offsets not a multiple of 8 or past the end -> SFRAME_E_INVAL");
+	T_CHECK(sframe_open_part(&sec, q->buf, q->len, 0, 4, 0, &next) ==
+		-SFRAME_E_INVAL, "offset 4");
+	T_CHECK(sframe_open_part(&sec, q->buf, q->len, 0, q->len + 8, 0,
+				 &next) == -SFRAME_E_INVAL, "offset past the end");
+	T_CHECK(sframe_open_part(&sec, q->buf, q->len, 0, 0, 0, NULL) ==
+		-SFRAME_E_INVAL, "no @next");
+	t_end();
+
+	seq_fuzz(q);
+	for (i = 0; i < 3; i++)
+		free(b[i].data);
+	free(seq.buf);
+	free(one.buf);
+}
+
 int main(int argc, char **argv)
 {
 	struct base b;
@@ -261,6 +487,7 @@ int main(int argc, char **argv)
 	if (!load(&b, argv[1], "s390x/nofp/prog", 0x13588))
 		s390x_cases(&b);
 	free(b.data);
+	seq_cases(argv[1]);
 	printf("%d passed, %d failed\n", t_pass, t_fail);
 	return t_fail ? 1 : 0;
 }

@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make check-configs: our code builds in every configuration its Kconfig
+# allows.  For each arch and each combination below (our options on and
+# off; ftrace, the graph tracer, kprobes, modules, livepatch, KUnit, perf
+# events and stack traces absent), configure tinyconfig + the combination
+# in build/kcfg-ARCH and compile only our objects (sframe-unwind/) and the
+# kernel files our patches touch.  Then check that the objects that must
+# never carry SFrame don't (vDSO, KVM nVHE hyp code, purgatory, EFI stub)
+# in the test kernels' build directories.
+# One PASS/FAIL line per combination in build/results/configs.txt.
+set -uo pipefail
+
+. "$(dirname "$0")/common.sh"
+res=$RESULTS/configs.txt
+: >"$res"
+
+# name:options (comma-separated; =n switches off, default =y)
+COMBOS="
+all:
+no-modules:MODULES=n
+no-tracing:FTRACE=n,FUNCTION_TRACER=n,FUNCTION_GRAPH_TRACER=n,KPROBES=n
+no-perf:PERF_EVENTS=n
+no-kunit:KUNIT=n
+no-livepatch:LIVEPATCH=n
+no-stacktrace:STACKTRACE=n
+core-only:SFRAME_UNWINDER=n,SFRAME_UNWIND_VERIFY=n,SFRAME_USER_UNWIND=n
+sframe-off:SFRAME_UNWIND=n
+"
+
+# What every combination starts from (then the combination's changes).
+BASE="64BIT SMP PRINTK TTY BLK_DEV_INITRD BINFMT_ELF PROC_FS SYSFS KALLSYMS
+      KALLSYMS_ALL MODULES MODULE_UNLOAD PERF_EVENTS KPROBES FTRACE
+      FUNCTION_TRACER FUNCTION_GRAPH_TRACER DEBUG_KERNEL DEBUG_FS KUNIT
+      STACKTRACE FUTEX SLUB SFRAME_UNWIND SFRAME_UNWINDER SFRAME_USER_UNWIND
+      SFRAME_UNWIND_VERIFY SFRAME_UNWIND_KUNIT_TEST"
+BASE_X86="UNWINDER_ORC LIVEPATCH"
+
+objs_for() {	# the patched kernel files of ARCH, as objects
+	case $1 in
+	x86_64)	echo arch/x86/entry/entry_64.o arch/x86/entry/thunk_64.o \
+		     arch/x86/events/core.o arch/x86/kernel/head_64.o \
+		     arch/x86/kernel/stacktrace.o ;;
+	arm64)	echo arch/arm64/kernel/entry.o arch/arm64/kernel/head.o \
+		     arch/arm64/kernel/perf_callchain.o \
+		     arch/arm64/kernel/stacktrace.o ;;
+	esac
+	echo kernel/fork.o kernel/module/main.o mm/mmap.o mm/mprotect.o
+}
+
+for arch in x86_64 arm64; do
+	arch_setup "$arch"
+	OUT=$ROOT/build/kcfg-$arch
+	KMAKE=("${KMAKE[@]/#O=*/O=$OUT}")
+	mkdir -p "$OUT"
+	for combo in $COMBOS; do
+		name=${combo%%:*}
+		opts=${combo#*:}
+		log=$LOGS/configs-$arch-$name.log
+		frag=$OUT/fragment.config
+		{
+			for o in $BASE; do echo "CONFIG_$o=y"; done
+			[ "$arch" != x86_64 ] || for o in $BASE_X86; do echo "CONFIG_$o=y"; done
+			echo "CONFIG_SFRAME_UNWIND_KUNIT_MODULE_TEST=m"
+			echo "CONFIG_SFRAME_UNWIND_DEMO=m"
+			for o in ${opts//,/ }; do
+				case $o in
+				*=n) echo "# CONFIG_${o%=n} is not set" ;;
+				*) echo "CONFIG_$o" ;;
+				esac
+			done
+		} >"$frag"
+		t0=$(date +%s)
+		if ! { "${KMAKE[@]}" tinyconfig &&
+		       "$KSRC/scripts/kconfig/merge_config.sh" -m -O "$OUT" \
+				"$OUT/.config" "$frag" &&
+		       "${KMAKE[@]}" olddefconfig; } >"$log" 2>&1; then
+			echo "FAIL: configs: $arch $name: configure" | tee -a "$res"
+			continue
+		fi
+		# Our objects, then the patched files: one this configuration
+		# leaves out has no rule to make it (skipped).
+		ok=1
+		"${KMAKE[@]}" sframe-unwind/ >>"$log" 2>&1 || ok=
+		for o in $(objs_for "$arch"); do
+			[ -n "$ok" ] || break
+			"${KMAKE[@]}" "$o" >"$log.obj" 2>&1 ||
+				grep -q 'No rule to make target' "$log.obj" || ok=
+			cat "$log.obj" >>"$log"
+		done
+		rm -f "$log.obj"
+		if [ -n "$ok" ] && ! grep -E ': (warning|error):' "$log" >/dev/null; then
+			echo "PASS: configs: $arch $name ($(( $(date +%s) - t0 )) s)" | tee -a "$res"
+		else
+			echo "FAIL: configs: $arch $name (log: ${log#"$ROOT"/})" | tee -a "$res"
+			grep -E ': (warning|error):' "$log" | head -5 | sed 's/^/    /'
+		fi
+	done
+done
+
+# Objects that must never carry SFrame, in the test kernels' builds.
+for arch in x86_64 arm64; do
+	for dir in "$ROOT/build/kbuild-$arch" "$ROOT/build/kbuild-$arch-defconfig"; do
+		[ -d "$dir" ] || continue
+		bad=
+		while read -r f; do
+			readelf -SW "$f" 2>/dev/null | grep -q ' \.sframe ' && bad="$bad ${f#"$dir"/}"
+		done < <(find "$dir/arch/x86/entry/vdso" "$dir/arch/arm64/kernel/vdso" \
+			      "$dir/arch/arm64/kvm/hyp/nvhe" "$dir/arch/x86/purgatory" \
+			      "$dir/drivers/firmware/efi/libstub" "$dir/arch/arm64/kernel/pi" \
+			      \( -name '*.o' -o -name '*.so' -o -name '*.so.dbg' -o -name '*.ro' \) \
+			      2>/dev/null)
+		if [ -z "$bad" ]; then
+			echo "PASS: configs: no .sframe in vDSO/hyp/purgatory/EFI stub objects (${dir#"$ROOT"/})" | tee -a "$res"
+		else
+			echo "FAIL: configs: .sframe in${bad}" | tee -a "$res"
+		fi
+	done
+done
+"$ROOT/scripts/summary.sh" "$res"

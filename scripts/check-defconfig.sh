@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make check-defconfig ARCH=x86_64|arm64: the architecture's defconfig plus
+# our options (qemu/configs/defconfig{,-ARCH}.config: unwinder, verifier in
+# fail mode, user unwinding, livepatch where the arch has it, KUnit) must
+# build, verify with 0 unknown findings, boot under QEMU with -smp 2, load
+# every module it built, and pass our KUnit suites and boot tests.
+#
+# Not part of make check (an arm64 defconfig takes about an hour on 2
+# cores).  One progress line per stage; the numbers of the run go to
+# build/results/defconfig-ARCH.numbers, the PASS/FAIL lines to
+# build/results/*-ARCH-defconfig.txt; ends with "N passed, N failed".
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+A=${1:-}
+case $A in
+x86_64|arm64) ;;
+*) echo "usage: $(basename "$0") x86_64|arm64" >&2; exit 2 ;;
+esac
+export VARIANT=defconfig
+. "$ROOT/scripts/common.sh"
+arch_setup "$A"
+name=$A-defconfig
+num=$RESULTS/defconfig-$A.numbers
+rm -f "$RESULTS"/*-"$name".txt "$num"
+stages=$RESULTS/stages-$name.txt
+: >"$stages"
+
+stage() {
+	local what=$1 t0
+	shift
+	t0=$(date +%s)
+	echo "[defconfig $A] $what ..."
+	if "$@"; then
+		echo "[defconfig $A] $what: done in $(( $(date +%s) - t0 )) s"
+		echo "PASS: defconfig-$A: stage $what" >>"$stages"
+	else
+		echo "[defconfig $A] $what: FAILED after $(( $(date +%s) - t0 )) s"
+		echo "FAIL: defconfig-$A: stage $what" >>"$stages"
+		return 1
+	fi
+}
+
+numbers() {
+	local v=$OUT/vmlinux t s orc fdes
+	{
+		echo "build: $(cat "$OUT/.build-time")"
+		t=$(size -A "$v" | awk '$1 == ".text" { print $2 }')
+		s=$(size -A "$v" | awk '$1 == ".sframe" { print $2 }')
+		echo "vmlinux .text $t B, .sframe $s B ($(echo "scale=1; 100 * $s / $t" | bc)% of .text)"
+		orc=$(size -A "$v" | awk '$1 ~ /^\.orc_/ { n += $2 } END { print n + 0 }')
+		[ "$orc" = 0 ] || echo "ORC tables (.orc_unwind_ip + .orc_unwind + .orc_lookup) $orc B"
+		fdes=$("$ROOT/tools/sframe-dump" "$v" 2>/dev/null |
+		       sed -n 's/^ *Num FDEs: //p; s/^ *Num FREs: //p' | paste -sd' ')
+		echo "FDEs FREs: $fdes"
+		grep -h '^sframe-verify: vmlinux' "$LOGS/kernel-$name.log" | tail -1
+		echo "modules: $(grep -c '\.ko$' "$OUT/modules.order" 2>/dev/null || echo 0)"
+		grep -h 'sframe: vmlinux: SFrame' "$LOGS/qemu-$name.log" 2>/dev/null |
+			sed 's/^\[[ 0-9.]*\] /boot: /' | tail -1
+	} >"$num"
+	sed "s/^/[defconfig $A] /" "$num"
+}
+
+stage deps "$ROOT/scripts/deps.sh" >/dev/null &&
+stage prepare "$ROOT/scripts/prepare-kernel.sh" >/dev/null &&
+make -s -C "$ROOT" tools >/dev/null &&
+stage build "$ROOT/scripts/build-kernel.sh" "$A" &&
+stage verify "$ROOT/scripts/verify-kernel.sh" "$A" >"$LOGS/verify-$name.log" 2>&1
+# Boot tests also when the verifier stage found something: the kernel is
+# still usable, and the results are worth having.
+if [ -f "$OUT/$IMAGE" ]; then
+	stage kunit env QEMU_MEM=2048 TIMEOUT=1800 "$ROOT/scripts/kunit.sh" "$A"
+	stage qemu-test env QEMU_MEM=2048 TIMEOUT=2400 "$ROOT/scripts/qemu-test.sh" "$A"
+	numbers
+fi
+"$ROOT/scripts/summary.sh" "$stages" "$RESULTS"/*-"$name".txt
