@@ -422,7 +422,7 @@ static bool sfm_walk_in(struct sfm_park *p, struct task_struct *task,
 			for (i = 0; i < p->n; i++)
 				if (within_module(p->e[i], mod))
 					return true;
-		msleep(10);
+		usleep_range(10000, 20000);
 	}
 	return false;
 }
