@@ -955,8 +955,9 @@ static int is_ftrace_nops(const struct input *in, const struct region *r,
 /*
  * x86_64: stack realignment through a DRAP register, whose FDE gas 2.40
  * drops: "and $-N,%rsp" (48 83 e4 ib or 48 81 e4 id) within the first 32
- * bytes, followed within 16 bytes by "push -8(%reg)" (ff 7x f8, REX
- * optional) that re-pushes the return address.  Only whole functions.
+ * bytes, followed within 28 bytes (KASAN puts a movabs in between) by
+ * "push -8(%reg)" (ff 7x f8, REX optional) that re-pushes the return
+ * address.  Only whole functions.
  */
 static int is_drap(const struct input *in, const struct region *r,
 		   uint64_t lo, uint64_t hi)
@@ -975,7 +976,7 @@ static int is_drap(const struct input *in, const struct region *r,
 		if (b[i] != 0x48 || (b[i + 1] != 0x83 && b[i + 1] != 0x81) ||
 		    b[i + 2] != 0xe4)
 			continue;
-		for (j = i + 4; j + 3 <= n && j < i + 20; j++)
+		for (j = i + 4; j + 3 <= n && j < i + 32; j++)
 			if (b[j] == 0xff && (b[j + 1] & 0xf8) == 0x70 &&
 			    b[j + 2] == 0xf8)
 				return 1;
