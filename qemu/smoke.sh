@@ -27,13 +27,14 @@ check "vmlinux .sframe valid" sh -c 'dmesg | grep -E "sframe: vmlinux: SFrame v[
 # Every in-tree module of the build (multi-object ones included: ext2,
 # isofs, zram) loads with its SFrame registered (a rejected table is
 # logged as "NAME: .sframe rejected: ..."); the test modules below walk
-# through them.  Our own modules and the livepatch samples come later.
+# through them.  Our own modules, the livepatch sample and the livepatch
+# selftests' modules (test_klp_*: livepatches among them) come later.
 rel=$(uname -r)
 intree=
 if [ -f /lib/modules/$rel/modules.order ]; then
 	intree=$(sed -n 's|^\(.*/\)\{0,1\}\([^/]*\)\.k\{0,1\}o$|\2|p' \
-		/lib/modules/$rel/modules.order | grep -v '^sframe_\|^livepatch[-_]' |
-		tr - _)
+		/lib/modules/$rel/modules.order |
+		grep -v '^sframe_\|^livepatch[-_]\|^test_klp_' | tr - _)
 fi
 nmod=0
 bad=
@@ -73,6 +74,19 @@ if [ -z "$kunit_only" ] && [ -e /lib/livepatch/livepatch-sample.ko ]; then
 	check "livepatch: unpatch transition completes" sh -c 'i=0; while [ -e /sys/kernel/livepatch/livepatch_sample ]; do i=$((i+1)); [ $i -le 300 ] || exit 1; sleep 0.1; done'
 	check "livepatch: original cmdline back" sh -c '! grep -q "this has been live patched" /proc/cmdline'
 	check "livepatch: rmmod livepatch-sample" rmmod livepatch_sample
+fi
+
+# The kernel's own livepatch selftests (tools/testing/selftests/livepatch,
+# in the initramfs with CONFIG_LIVEPATCH=y and CONFIG_TEST_LIVEPATCH=m): one
+# PASS, FAIL or SKIP line per script (qemu/livepatch-selftests.sh).
+if [ -z "$kunit_only" ]; then
+	if [ ! -d /sys/kernel/livepatch ]; then
+		echo "SKIP: livepatch-selftest: all (no /sys/kernel/livepatch: CONFIG_LIVEPATCH is not set)"
+	elif [ ! -d /selftests/livepatch ]; then
+		echo "SKIP: livepatch-selftest: all (not in the initramfs: the kernel has no CONFIG_TEST_LIVEPATCH=m modules)"
+	else
+		/livepatch-selftests.sh
+	fi
 fi
 
 # The unwinder on a live kernel (make run shows these lines): reliable

@@ -8,6 +8,14 @@
 # and the user-space unwinding tests (scripts/build-user.sh, qemu/user/:
 # the sampler builds and sframe-hostile) in /usr/test/ with the dynamic
 # loader and C library they need.
+# With CONFIG_LIVEPATCH=y and CONFIG_TEST_LIVEPATCH=m (their modules) also
+# the kernel's livepatch selftests (tools/testing/selftests/livepatch of
+# the source tree, unmodified) in /selftests/livepatch/, their runner
+# qemu/livepatch-selftests.sh, and the real tools they need where busybox
+# lacks options (Debian's bash-static, kmod, coreutils, diffutils, procps,
+# util-linux: the host's for x86_64, build/klp-tools-arm64/ from
+# scripts/deps.sh for arm64) in /usr/bin (behind busybox's /bin in /init's
+# PATH; the runner puts it first), the libraries they need in /lib.
 set -euo pipefail
 
 . "$(dirname "$0")/common.sh"
@@ -15,9 +23,16 @@ arch_setup "${1:-}"
 A=$1
 case $A in
 x86_64)	busybox=/bin/busybox
-	off="reboot -f"	;;	# no ACPI in the test kernel: QEMU -no-reboot exits
+	off="reboot -f"		# no ACPI in the test kernel: QEMU -no-reboot exits
+	tools=
+	libdirs=(/lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu)
+	machine="Advanced Micro Devices X86-64" ;;
 arm64)	busybox=$ROOT/build/busybox-arm64/bin/busybox
-	off="poweroff -f" ;;	# PSCI
+	off="poweroff -f"	# PSCI
+	tools=$ROOT/build/klp-tools-arm64
+	libdirs=("$tools/lib/aarch64-linux-gnu" "$tools/usr/lib/aarch64-linux-gnu"
+		 /usr/aarch64-linux-gnu/lib)
+	machine=AArch64 ;;
 esac
 cpio_out=$ROOT/build/initramfs-$A${VARIANT:+-$VARIANT}.cpio.gz
 gen=$OUT/usr/gen_init_cpio
@@ -30,6 +45,111 @@ user=$ROOT/build/user-$A
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+# The livepatch selftests and their tools (about 4 MB compressed), only
+# with the selftests' modules: without them every script skips.
+klp_src=$KSRC/tools/testing/selftests/livepatch
+klp=
+if grep -qx 'CONFIG_LIVEPATCH=y' "$OUT/.config" 2>/dev/null &&
+   grep -qx 'CONFIG_TEST_LIVEPATCH=m' "$OUT/.config" &&
+   [ -f "$klp_src/functions.sh" ]; then
+	klp=1
+	if [ ! -x "$tools/bin/bash-static" ] || [ ! -x "$tools/bin/kmod" ]; then
+		"$ROOT/scripts/deps.sh" >/dev/null
+	fi
+fi
+
+# klp_bin NAME: the tool NAME of $tools (/ for x86_64): a regular file
+# in bin/ or sbin/, under usr/ or not.
+klp_bin() {
+	local d
+	for d in bin usr/bin sbin usr/sbin; do
+		if [ -f "$tools/$d/$1" ] && [ ! -L "$tools/$d/$1" ]; then
+			echo "$tools/$d/$1"
+			return
+		fi
+	done
+	echo "[initramfs $A] livepatch selftests: $1 not found in ${tools:-/}{,/usr}/{bin,sbin} (run scripts/deps.sh)" >&2
+	return 1
+}
+
+# klp_lib NAME: the library NAME from $libdirs (symlinks resolved).
+klp_lib() {
+	local d
+	for d in "${libdirs[@]}"; do
+		if [ -e "$d/$1" ]; then
+			readlink -f "$d/$1"
+			return
+		fi
+	done
+	return 1
+}
+
+# klp_elf FILE: FILE is an ELF file for $machine.
+klp_elf() {
+	readelf -h "$1" 2>/dev/null | grep -q "Machine: *$machine\$" && return
+	echo "[initramfs $A] livepatch selftests: $1 is not an $machine ELF file" >&2
+	return 1
+}
+
+# klp_list: the gen_init_cpio lines of the selftests, their runner, the
+# tools (bash as /bin/bash and stat as /bin/stat, where the scripts call
+# them; kmod's modprobe, modinfo, insmod, rmmod, lsmod), the dynamic loader
+# at its PT_INTERP path and every library they need (DT_NEEDED, recursive)
+# in /lib, one of the loader's default directories on both arches.
+klp_list() {
+	local t src interp lib obj todo=() seen=" "
+	echo "dir /selftests 755 0 0"
+	echo "dir /selftests/livepatch 755 0 0"
+	for t in "$klp_src"/functions.sh "$klp_src"/test-*.sh; do
+		echo "file /selftests/livepatch/${t##*/} $t 755 0 0"
+	done
+	echo "file /livepatch-selftests.sh $ROOT/qemu/livepatch-selftests.sh 755 0 0"
+	echo "dir /usr 755 0 0"
+	echo "dir /usr/bin 755 0 0"
+	src=$(klp_bin bash-static) && klp_elf "$src" || return 1
+	echo "file /bin/bash $src 755 0 0"
+	todo+=("$src")
+	for t in kmod comm diff dmesg mktemp stat sysctl timeout; do
+		src=$(klp_bin $t) && klp_elf "$src" || return 1
+		echo "file /usr/bin/$t $src 755 0 0"
+		todo+=("$src")
+	done
+	for t in modprobe modinfo insmod rmmod lsmod; do
+		echo "slink /usr/bin/$t kmod 777 0 0"
+	done
+	echo "slink /bin/stat /usr/bin/stat 777 0 0"
+	while [ ${#todo[@]} -gt 0 ]; do
+		obj=${todo[0]}
+		todo=("${todo[@]:1}")
+		interp=$(readelf -lW "$obj" |
+			 sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p')
+		if [ -n "$interp" ] && [[ $seen != *" $interp "* ]]; then
+			seen+="$interp "
+			src=$(klp_lib "${interp##*/}") || {
+				echo "[initramfs $A] livepatch selftests: dynamic loader $interp (of ${obj##*/}) not found in ${libdirs[*]}" >&2
+				return 1
+			}
+			klp_elf "$src" || return 1
+			echo "dir ${interp%/*} 755 0 0"
+			echo "file $interp $src 755 0 0"
+		fi
+		for lib in $(readelf -dW "$obj" |
+			     sed -n 's/.*(NEEDED).*Shared library: \[\(.*\)\]/\1/p'); do
+			# the loader (from PT_INTERP) or already there
+			case $lib in ld-linux-*) continue ;; esac
+			[[ $seen != *" $lib "* ]] || continue
+			seen+="$lib "
+			src=$(klp_lib "$lib") || {
+				echo "[initramfs $A] livepatch selftests: $lib (needed by ${obj##*/}) not found in ${libdirs[*]} (run scripts/deps.sh)" >&2
+				return 1
+			}
+			klp_elf "$src" || return 1
+			echo "file /lib/$lib $src 755 0 0"
+			todo+=("$src")
+		done
+	done
+}
 
 # modules_install into $OUT/modinst when the modules changed (depmod runs)
 modinst=$OUT/modinst
@@ -107,8 +227,24 @@ EOT
 		echo "file $f $user/sysroot$f 755 0 0"
 	done
 } >"$tmp/list"
+if [ -n "$klp" ]; then
+	klp_list >>"$tmp/list" || exit 1
+fi
 
-"$gen" "$tmp/list" | gzip -9n >"$cpio_out"
+# One entry per path, the first; a file listed twice must be the same
+# file (the user tests' loader and libc are also the tools').
+awk '$1 == "file" && ($2 in src) && src[$2] != $3 { print src[$2], $3 }
+     $1 == "file" && !($2 in src) { src[$2] = $3 }' "$tmp/list" |
+while read -r f1 f2; do
+	cmp -s "$f1" "$f2" ||
+		{ echo "[initramfs $A] $f1 and $f2 differ, one path in the initramfs"; exit 1; }
+done
+awk '!seen[$2]++' "$tmp/list" >"$tmp/list.uniq"
+"$gen" "$tmp/list.uniq" | gzip -9n >"$cpio_out"
 nko=$(grep -c '^file /lib/modules-test/' "$tmp/list" || true)
 nuser=$(grep -c '^file /usr/test/' "$tmp/list" || true)
-echo "[initramfs $A] ${cpio_out#"$ROOT"/} ($nko test modules, $nuser files in /usr/test)"
+klp_msg=
+if [ -n "$klp" ]; then
+	klp_msg=", $(grep -c '^file /selftests/livepatch/test-' "$tmp/list") livepatch selftests"
+fi
+echo "[initramfs $A] ${cpio_out#"$ROOT"/} ($nko test modules, $nuser files in /usr/test$klp_msg)"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Boot build/kbuild-ARCH under QEMU (TCG) with the smoke initramfs and
-# print one PASS/FAIL line per check; the console log goes to
+# print one PASS/FAIL line per check (and the SKIP lines, which
+# scripts/summary.sh does not count); the console log goes to
 # build/logs/qemu-ARCH.log, the results are appended to
 # build/results/qemu-ARCH.txt. TIMEOUT=seconds (default 400, KASAN 900).
 # INTERACTIVE=1: console on the terminal and a shell after the smoke
@@ -50,13 +51,13 @@ verdict() {	# verdict NAME COMMAND...: a PASS or FAIL line
 }
 results=$(
 	verdict "boot reached /init" grep -q '^init: reached /init' "$log"
-	grep -E '^(PASS|FAIL): ' "$log" || true
+	grep -E '^(PASS|FAIL|SKIP): ' "$log" || true
 	verdict "no oops/WARN/BUG/KASAN in console log" \
 		sh -c '! grep -E "Oops|BUG:|WARNING:|KASAN|Call Trace|Kernel panic" "$1"' - "$log"
 	verdict "clean poweroff" grep -qE 'reboot: (Power down|Restarting system)' "$log"
 	[ "$rc" = 0 ] || echo "FAIL: qemu exit status"
 )
-results=$(sed -E "s/^(PASS|FAIL): /\1: qemu-$name: /" <<<"$results")
+results=$(sed -E "s/^(PASS|FAIL|SKIP): /\1: qemu-$name: /" <<<"$results")
 # The in-kernel benchmark (sframe_unwind_demo bench=1): printed, not judged.
 if grep -q '^BENCH: ' "$log"; then
 	sed -n 's/^BENCH: //p' "$log" | tee "$RESULTS/bench-kernel-$name.txt" |
