@@ -16,6 +16,7 @@
  */
 #define pr_fmt(fmt) "sframe: " fmt
 
+#include <linux/debugfs.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
@@ -787,4 +788,22 @@ void sframe_module_free(struct module *mod)
 		return;
 	synchronize_rcu();
 	sframe_module_table_free(found);
+}
+
+/**
+ * sframe_debugfs_dir() - debugfs "sframe/", created on first use
+ *
+ * The statistics of the user unwinder ("user") and of reliable walks
+ * ("reliable") live there.  Called from initcalls only.
+ *
+ * Return: the directory (an error pointer if debugfs is unavailable,
+ * which the debugfs_create_*() calls accept).
+ */
+struct dentry *sframe_debugfs_dir(void)
+{
+	static struct dentry *dir;
+
+	if (!dir)
+		dir = debugfs_create_dir("sframe", NULL);
+	return dir;
 }

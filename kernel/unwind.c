@@ -20,12 +20,15 @@
  * kthreads) or the idle task's first frame.  Any other end, and anything
  * dubious on the way, makes it unreliable (livepatch then retries later).
  */
+#include <linux/debugfs.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
+#include <linux/moduleparam.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
+#include <linux/seq_file.h>
 #include <sframe/kernel.h>
 #include "unwind_arch.h"
 
@@ -434,6 +437,15 @@ noinline void sframe_stack_walk(stack_trace_consume_fn consume_entry,
 EXPORT_SYMBOL_GPL(sframe_stack_walk);
 NOKPROBE_SYMBOL(sframe_stack_walk);
 
+/*
+ * Reliable walks by outcome, for livepatch transitions: [SFRAME_UW_OK]
+ * counts the reliable ones, the others the unreliable ones by the first
+ * problem found; sframe_reliable_stopped those the consumer stopped.
+ * debugfs sframe/reliable shows them; writing to it resets them.
+ */
+static atomic_long_t sframe_reliable_count[SFRAME_UW_MAX];
+static atomic_long_t sframe_reliable_stopped;
+
 /**
  * sframe_stack_walk_reliable() - reliable stack trace (livepatch)
  * @consume_entry: called with each PC, innermost first; false stops
@@ -451,9 +463,17 @@ noinline int sframe_stack_walk_reliable(stack_trace_consume_fn consume_entry,
 					void *cookie, struct task_struct *task)
 {
 	struct sframe_unwind_state state;
+	int ret;
 
-	return sframe_stack_walk_state(consume_entry, cookie, task, NULL,
-				       &state);
+	ret = sframe_stack_walk_state(consume_entry, cookie, task, NULL,
+				      &state);
+	if (!ret)
+		atomic_long_inc(&sframe_reliable_count[SFRAME_UW_OK]);
+	else if (state.error > SFRAME_UW_OK && state.error < SFRAME_UW_MAX)
+		atomic_long_inc(&sframe_reliable_count[state.error]);
+	else
+		atomic_long_inc(&sframe_reliable_stopped);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(sframe_stack_walk_reliable);
 NOKPROBE_SYMBOL(sframe_stack_walk_reliable);
@@ -501,3 +521,101 @@ int sframe_unwind_call_blocked(struct task_struct *task,
 	return ret;
 }
 EXPORT_SYMBOL_GPL(sframe_unwind_call_blocked);
+
+#ifdef CONFIG_DEBUG_FS
+static int sframe_reliable_show(struct seq_file *m, void *v)
+{
+	long n, total = atomic_long_read(&sframe_reliable_stopped);
+	int i;
+
+	for (i = 0; i < SFRAME_UW_MAX; i++)
+		total += atomic_long_read(&sframe_reliable_count[i]);
+	seq_printf(m, "backend: %s\n",
+		   sframe_reliable_arch ? "arch" : "sframe");
+	seq_printf(m, "walks: %ld\n", total);
+	seq_printf(m, "reliable: %ld\n",
+		   atomic_long_read(&sframe_reliable_count[SFRAME_UW_OK]));
+	for (i = SFRAME_UW_OK + 1; i < SFRAME_UW_MAX; i++) {
+		n = atomic_long_read(&sframe_reliable_count[i]);
+		if (n)
+			seq_printf(m, "unreliable: %s: %ld\n",
+				   sframe_unwind_strerror(i), n);
+	}
+	n = atomic_long_read(&sframe_reliable_stopped);
+	if (n)
+		seq_printf(m, "stopped by the caller: %ld\n", n);
+	return 0;
+}
+
+static int sframe_reliable_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, sframe_reliable_show, NULL);
+}
+
+static ssize_t sframe_reliable_write(struct file *file, const char __user *buf,
+				     size_t len, loff_t *ppos)
+{
+	int i;
+
+	for (i = 0; i < SFRAME_UW_MAX; i++)
+		atomic_long_set(&sframe_reliable_count[i], 0);
+	atomic_long_set(&sframe_reliable_stopped, 0);
+	return len;
+}
+
+static const struct file_operations sframe_reliable_fops = {
+	.open		= sframe_reliable_open,
+	.read		= seq_read,
+	.write		= sframe_reliable_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+static int __init sframe_reliable_debugfs_init(void)
+{
+	debugfs_create_file("reliable", 0600, sframe_debugfs_dir(), NULL,
+			    &sframe_reliable_fops);
+	return 0;
+}
+late_initcall(sframe_reliable_debugfs_init);
+#endif
+
+/*
+ * sframe.reliable=sframe|arch (boot, or /sys/module/sframe/parameters/
+ * reliable at run time): which unwinder serves arch_stack_walk_reliable().
+ * "arch" falls back to the architecture's own reliable unwinder without a
+ * rebuild: ORC on x86_64; arm64 has none in 6.1.
+ */
+bool sframe_reliable_arch __read_mostly;
+EXPORT_SYMBOL_GPL(sframe_reliable_arch);
+
+static int sframe_reliable_set(const char *val, const struct kernel_param *kp)
+{
+	if (sysfs_streq(val, "sframe")) {
+		WRITE_ONCE(sframe_reliable_arch, false);
+	} else if (sysfs_streq(val, "arch") && IS_ENABLED(CONFIG_X86_64)) {
+		WRITE_ONCE(sframe_reliable_arch, true);
+	} else {
+		pr_warn("sframe: reliable=%s: expected \"sframe\"%s\n", val,
+			IS_ENABLED(CONFIG_X86_64) ? " or \"arch\"" : "");
+		return -EINVAL;
+	}
+	pr_info("sframe: arch_stack_walk_reliable() uses %s\n",
+		sframe_reliable_arch ? "the architecture's unwinder" : "SFrame");
+	return 0;
+}
+
+static int sframe_reliable_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", sframe_reliable_arch ? "arch" : "sframe");
+}
+
+static const struct kernel_param_ops sframe_reliable_ops = {
+	.set	= sframe_reliable_set,
+	.get	= sframe_reliable_get,
+};
+
+#undef MODULE_PARAM_PREFIX
+#define MODULE_PARAM_PREFIX "sframe."
+module_param_cb(reliable, &sframe_reliable_ops, NULL, 0644);
+MODULE_PARM_DESC(reliable, "arch_stack_walk_reliable() backend: sframe (default) or arch (x86_64: ORC)");

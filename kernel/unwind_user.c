@@ -52,6 +52,7 @@
 #include <linux/task_work.h>
 #include <linux/timex.h>
 #include <linux/uaccess.h>
+#include <sframe/kernel.h>
 #include <sframe/sframe.h>
 #include <sframe/user.h>
 #include "sframe_user_access.h"
@@ -695,7 +696,7 @@ static int __init sframe_user_init(void)
 	sframe_user_cycle_ps = div64_u64((ktime_get_ns() - t0) * 1000,
 					 max_t(u64, get_cycles() - c0, 1));
 
-	dir = debugfs_create_dir("sframe", NULL);
+	dir = sframe_debugfs_dir();
 	debugfs_create_file("user", 0600, dir, NULL, &sframe_user_stats_fops);
 	return 0;
 }

@@ -45,10 +45,10 @@ if [ ! -f "$OUT/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$hash" ]; then
 			"$OUT/.config" "${frags[@]}" &&
 		"${KMAKE[@]}" olddefconfig
 	} >>"$log" 2>&1 || fail configure
-	# Every =y the fragments ask for (last one wins) must have stuck.
+	# Every =y and =m the fragments ask for (last one wins) must have stuck.
 	for opt in $(sed -E 's/^# (CONFIG_\w+) is not set/\1=n/' "${frags[@]}" |
 		     awk -F= '/^CONFIG_/ { v[$1] = $0 } END { for (k in v) print v[k] }' |
-		     grep '=y$' | sort); do
+		     grep -E '=(y|m)$' | sort); do
 		grep -qx "$opt" "$OUT/.config" ||
 			echo "$tag warning: $opt did not stick (missing dependency?)"
 	done

@@ -63,11 +63,13 @@ numbers() {
 	sed "s/^/[defconfig $A] /" "$num"
 }
 
-stage deps "$ROOT/scripts/deps.sh" >/dev/null &&
-stage prepare "$ROOT/scripts/prepare-kernel.sh" >/dev/null &&
+logged() { local f=$1; shift; "$@" >"$f" 2>&1; }
+quiet() { "$@" >/dev/null; }
+stage deps quiet "$ROOT/scripts/deps.sh" &&
+stage prepare quiet "$ROOT/scripts/prepare-kernel.sh" &&
 make -s -C "$ROOT" tools >/dev/null &&
 stage build "$ROOT/scripts/build-kernel.sh" "$A" &&
-stage verify "$ROOT/scripts/verify-kernel.sh" "$A" >"$LOGS/verify-$name.log" 2>&1
+stage verify logged "$LOGS/verify-$name.log" "$ROOT/scripts/verify-kernel.sh" "$A"
 # Boot tests also when the verifier stage found something: the kernel is
 # still usable, and the results are worth having.
 if [ -f "$OUT/$IMAGE" ]; then

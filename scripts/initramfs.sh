@@ -188,6 +188,9 @@ EOT
 	echo "file /bin/busybox $busybox 755 0 0"
 	echo "file /init $tmp/init 755 0 0"
 	echo "file /smoke.sh $ROOT/qemu/smoke.sh 755 0 0"
+	for f in livepatch-samples livepatch-consistency livepatch-bench; do
+		echo "file /$f.sh $ROOT/qemu/$f.sh 755 0 0"
+	done
 	# our modules of the current build (stale .ko files are ignored)
 	touch "$OUT/modules.order"	# absent without CONFIG_MODULES
 	sed -n 's|^\(sframe-unwind/.*\)\.k\?o$|\1.ko|p' "$OUT/modules.order" |
@@ -205,11 +208,6 @@ EOT
 		while read -r f; do
 			echo "file /$f $modinst/$f 644 0 0"
 		done
-	fi
-	# the kernel's livepatch sample (x86_64: CONFIG_SAMPLE_LIVEPATCH=m)
-	if grep -qx 'samples/livepatch/livepatch-sample.k\?o' "$OUT/modules.order"; then
-		echo "dir /lib/livepatch 755 0 0"
-		echo "file /lib/livepatch/livepatch-sample.ko $OUT/samples/livepatch/livepatch-sample.ko 644 0 0"
 	fi
 	# user-space unwinding tests: the programs in /usr/test/, the loader
 	# and libraries at their paths (/lib is already there)

@@ -37,4 +37,7 @@ int sframe_table_init(struct sframe_section *sec, u32 **index,
 		      const void *data, size_t size, unsigned long addr,
 		      bool module);
 
+struct dentry;
+struct dentry *sframe_debugfs_dir(void);
+
 #endif /* _SFRAME_KERNEL_H */

@@ -112,6 +112,8 @@ void sframe_stack_walk(stack_trace_consume_fn consume_entry, void *cookie,
 		       struct task_struct *task, struct pt_regs *regs);
 int sframe_stack_walk_reliable(stack_trace_consume_fn consume_entry,
 			       void *cookie, struct task_struct *task);
+/* sframe.reliable=arch: arch_stack_walk_reliable() uses the arch's unwinder */
+extern bool sframe_reliable_arch;
 int sframe_stack_walk_state(stack_trace_consume_fn consume_entry,
 			    void *cookie, struct task_struct *task,
 			    struct pt_regs *regs,

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sframe_klp_target.ko: tasks parked inside functions that a livepatch
+ * (sframe_klp_patch.ko) replaces, to show that livepatch's consistency
+ * model is enforced by our reliable unwinder (qemu/livepatch-consistency.sh):
+ *
+ *  - the "sleeper" kthread blocks in sfk_sleep_func() until released;
+ *  - the "spinner" kthread loops in sfk_spin_inner(), called by
+ *    sfk_spin_outer(), on the same CPU as a "hog" kthread, so that the
+ *    timer interrupt preempts it: its stack then holds an exception
+ *    boundary (the interrupt's pt_regs) between the scheduler and the
+ *    patched function's callee.
+ *
+ * debugfs sframe_klp/: write 1/0 to "sleep" or "spin" to start or release
+ * a task; read "trace" for each live task's reliable stack trace, taken
+ * while it is off the CPU; read "result" for what the last calls
+ * returned (1: original function, 2: the livepatch's).
+ */
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/stacktrace.h>
+#include <linux/wait.h>
+
+#include <sframe/unwind.h>
+
+#define SFK_MAX_FRAMES	64
+
+static DECLARE_WAIT_QUEUE_HEAD(sfk_wq);
+static bool sfk_sleep_release;
+static bool sfk_spin_stop;
+static struct task_struct *sfk_sleeper, *sfk_spinner, *sfk_hog;
+static int sfk_sleep_result, sfk_spin_result;
+static DEFINE_MUTEX(sfk_lock);
+static struct dentry *sfk_dir;
+
+/* Replaced by sframe_klp_patch.ko, which returns 2. */
+noinline int sfk_sleep_func(void)
+{
+	wait_event_interruptible(sfk_wq, READ_ONCE(sfk_sleep_release));
+	return 1;
+}
+EXPORT_SYMBOL_GPL(sfk_sleep_func);
+
+/* Runs until stopped; callers see its time in the interrupted frames. */
+noinline void sfk_spin_inner(void)
+{
+	while (!READ_ONCE(sfk_spin_stop))
+		cpu_relax();
+}
+EXPORT_SYMBOL_GPL(sfk_spin_inner);
+
+/* Replaced by sframe_klp_patch.ko, which returns 2. */
+noinline int sfk_spin_outer(void)
+{
+	sfk_spin_inner();
+	return 1;
+}
+EXPORT_SYMBOL_GPL(sfk_spin_outer);
+
+static int sfk_sleeper_fn(void *arg)
+{
+	WRITE_ONCE(sfk_sleep_result, sfk_sleep_func());
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ);
+	return 0;
+}
+
+static int sfk_spinner_fn(void *arg)
+{
+	WRITE_ONCE(sfk_spin_result, sfk_spin_outer());
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ);
+	return 0;
+}
+
+static int sfk_hog_fn(void *arg)
+{
+	while (!READ_ONCE(sfk_spin_stop))
+		cpu_relax();
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ);
+	return 0;
+}
+
+static void sfk_stop(struct task_struct **t)
+{
+	if (*t) {
+		kthread_stop(*t);
+		put_task_struct(*t);
+		*t = NULL;
+	}
+}
+
+static struct task_struct *sfk_start(int (*fn)(void *), const char *name,
+				     int cpu)
+{
+	struct task_struct *t;
+
+	t = kthread_create(fn, NULL, "%s", name);
+	if (IS_ERR(t))
+		return NULL;
+	get_task_struct(t);
+	if (cpu >= 0)
+		kthread_bind(t, cpu);
+	wake_up_process(t);
+	return t;
+}
+
+static void sfk_sleep_set(bool on)
+{
+	if (on && !sfk_sleeper) {
+		WRITE_ONCE(sfk_sleep_release, false);
+		WRITE_ONCE(sfk_sleep_result, 0);
+		sfk_sleeper = sfk_start(sfk_sleeper_fn, "sfk_sleeper", -1);
+	} else if (!on && sfk_sleeper) {
+		WRITE_ONCE(sfk_sleep_release, true);
+		wake_up_all(&sfk_wq);
+		/* let it return from sfk_sleep_func() before it is stopped */
+		while (!READ_ONCE(sfk_sleep_result))
+			msleep(10);
+		sfk_stop(&sfk_sleeper);
+	}
+}
+
+static void sfk_spin_set(bool on)
+{
+	/* both on the last CPU: the tick preempts one for the other */
+	int cpu = cpumask_last(cpu_online_mask);
+
+	if (on && !sfk_spinner) {
+		WRITE_ONCE(sfk_spin_stop, false);
+		WRITE_ONCE(sfk_spin_result, 0);
+		sfk_spinner = sfk_start(sfk_spinner_fn, "sfk_spinner", cpu);
+		sfk_hog = sfk_start(sfk_hog_fn, "sfk_hog", cpu);
+	} else if (!on && sfk_spinner) {
+		WRITE_ONCE(sfk_spin_stop, true);
+		while (!READ_ONCE(sfk_spin_result))
+			msleep(10);
+		sfk_stop(&sfk_spinner);
+		sfk_stop(&sfk_hog);
+	}
+}
+
+static ssize_t sfk_write(struct file *file, const char __user *buf,
+			 size_t len, loff_t *ppos)
+{
+	void (*set)(bool on) = file->private_data;
+	bool on;
+	int ret;
+
+	ret = kstrtobool_from_user(buf, len, &on);
+	if (ret)
+		return ret;
+	mutex_lock(&sfk_lock);
+	set(on);
+	mutex_unlock(&sfk_lock);
+	return len;
+}
+
+static const struct file_operations sfk_set_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= sfk_write,
+	.llseek	= noop_llseek,
+};
+
+struct sfk_trace {
+	unsigned long e[SFK_MAX_FRAMES];
+	unsigned int n;
+	struct sframe_unwind_state st;
+	int ret;
+};
+
+static bool sfk_store(void *cookie, unsigned long addr)
+{
+	struct sfk_trace *t = cookie;
+
+	if (t->n >= SFK_MAX_FRAMES)
+		return false;
+	t->e[t->n++] = addr;
+	return true;
+}
+
+static int sfk_walk(struct task_struct *task, void *arg)
+{
+	struct sfk_trace *t = arg;
+
+	t->n = 0;
+	t->ret = sframe_stack_walk_state(sfk_store, t, task, NULL, &t->st);
+	return 0;
+}
+
+/*
+ * One line per task: its reliable trace, taken while it is off the CPU
+ * (retried while it runs), as "NAME: reliable|unreliable (why): f1 f2 ...".
+ */
+static void sfk_show_task(struct seq_file *m, const char *name,
+			  struct task_struct *task)
+{
+	struct sfk_trace *t;
+	unsigned int i;
+	int ret = -EBUSY, tries;
+
+	if (!task)
+		return;
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return;
+	for (tries = 0; tries < 2000 && ret == -EBUSY; tries++) {
+		ret = sframe_unwind_call_blocked(task, sfk_walk, t);
+		if (ret == -EBUSY)
+			usleep_range(500, 1000);
+	}
+	if (ret) {
+		seq_printf(m, "%s: not walked (%d)\n", name, ret);
+	} else {
+		seq_printf(m, "%s: %s:", name, t->ret ? "unreliable" : "reliable");
+		if (t->ret)
+			seq_printf(m, " (%s)", sframe_unwind_strerror(t->st.error));
+		for (i = 0; i < t->n; i++)
+			seq_printf(m, " %ps", (void *)t->e[i]);
+		seq_putc(m, '\n');
+	}
+	kfree(t);
+}
+
+static int sfk_trace_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&sfk_lock);
+	sfk_show_task(m, "sleeper", sfk_sleeper);
+	sfk_show_task(m, "spinner", sfk_spinner);
+	mutex_unlock(&sfk_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sfk_trace);
+
+static int sfk_result_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "sleep %d\nspin %d\n", READ_ONCE(sfk_sleep_result),
+		   READ_ONCE(sfk_spin_result));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sfk_result);
+
+static int __init sfk_init(void)
+{
+	sfk_dir = debugfs_create_dir("sframe_klp", NULL);
+	debugfs_create_file("sleep", 0200, sfk_dir, sfk_sleep_set,
+			    &sfk_set_fops);
+	debugfs_create_file("spin", 0200, sfk_dir, sfk_spin_set,
+			    &sfk_set_fops);
+	debugfs_create_file("trace", 0400, sfk_dir, NULL, &sfk_trace_fops);
+	debugfs_create_file("result", 0400, sfk_dir, NULL, &sfk_result_fops);
+	return 0;
+}
+
+static void __exit sfk_exit(void)
+{
+	debugfs_remove_recursive(sfk_dir);
+	mutex_lock(&sfk_lock);
+	sfk_sleep_set(false);
+	sfk_spin_set(false);
+	mutex_unlock(&sfk_lock);
+}
+
+module_init(sfk_init);
+module_exit(sfk_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Tasks parked in functions a livepatch replaces (SFrame unwinder consistency test)");

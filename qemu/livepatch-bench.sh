@@ -1,0 +1,130 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Livepatch transitions under load: a benchmark, not a test (run in the
+# test VM by smoke.sh; busybox sh).  While tasks spin in user space, loop
+# on syscalls (reading the patched /proc/cmdline, forking), sleep in the
+# kernel, block on a pipe and take timer interrupts (besides the kernel's
+# own kthreads), the kernel's livepatch sample is enabled and disabled
+# ROUNDS times.  Per backend of arch_stack_walk_reliable() (ours; on
+# x86_64 also ORC, switched at run time with sframe.reliable=arch):
+#   - the time of each patch and unpatch transition (from livepatch's own
+#     "starting"/"complete" messages);
+#   - how many tasks the first stack check switched (livepatch reports
+#     the ones it could not switch, with dynamic debug);
+#   - reliable walks, and the unreliable ones by reason (debugfs
+#     sframe/reliable, our unwinder only).
+# Prints "livepatch-bench:" lines; judges nothing.
+
+ROUNDS=${1:-5}
+LP=/lib/modules/$(uname -r)/kernel/samples/livepatch/livepatch-sample.ko
+K=/sys/kernel/livepatch/livepatch_sample
+DDC=/sys/kernel/debug/dynamic_debug/control
+STATS=/sys/kernel/debug/sframe/reliable
+PARAM=/sys/module/sframe/parameters/reliable
+
+[ -e $LP ] && [ -d /sys/kernel/livepatch ] || {
+	echo "livepatch-bench: skipped (no livepatch sample)"
+	exit 0
+}
+mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+[ -w $DDC ] && echo 'file kernel/livepatch/transition.c +p' >$DDC
+
+# wait_until SECONDS COMMAND...
+wait_until() {
+	n=$(($1 * 20))
+	shift
+	while ! "$@" 2>/dev/null; do
+		n=$((n - 1))
+		[ $n -gt 0 ] || return 1
+		sleep 0.05
+	done
+}
+
+# The load: ~12 tasks in different states.
+mkfifo /tmp/klpb.fifo
+pids=
+sh -c 'while :; do :; done' & pids="$pids $!"
+sh -c 'while :; do :; done' & pids="$pids $!"
+sh -c 'while :; do cat /proc/cmdline >/dev/null; done' & pids="$pids $!"
+sh -c 'while :; do read -r x </proc/uptime; done' & pids="$pids $!"
+sh -c 'while :; do usleep 200; done' & pids="$pids $!"
+for i in 1 2 3 4; do sleep 1000 & pids="$pids $!"; done
+cat /tmp/klpb.fifo >/dev/null & pids="$pids $!"
+exec 9>/tmp/klpb.fifo
+sleep 1
+
+# one_round: patch and unpatch once; the dmesg of the round in /tmp/klpb.log
+one_round() {
+	dmesg -c >/dev/null
+	insmod $LP || return 1
+	wait_until 60 sh -c "[ \"\$(cat $K/transition)\" = 0 ]" || return 1
+	echo 0 >$K/enabled
+	wait_until 60 sh -c "[ ! -e $K ]" || return 1
+	rmmod livepatch_sample
+	dmesg >/tmp/klpb.log
+}
+
+# round_numbers TASKS: "patch_ms unpatch_ms first_try_switched" of the log
+round_numbers() {
+	awk -v tasks="$1" '
+	function ts(line) { sub(/^\[ */, "", line); sub(/\].*/, "", line); return line + 0 }
+	/starting patching transition/ { ps = ts($0); phase = "p" }
+	/: patching complete/ { pd = ts($0) }
+	/starting unpatching transition/ { us = ts($0); phase = "u" }
+	/: unpatching complete/ { ud = ts($0) }
+	/klp_try_switch_task: .* (is running|has an unreliable stack|is sleeping on function)/ {
+		# the first pass runs in klp_enable_patch(), before the
+		# delayed retries (1 s apart)
+		if (phase == "p" && ts($0) - ps < 0.5) {
+			t = $0; sub(/.*klp_try_switch_task: /, "", t); sub(/ .*/, "", t)
+			failed[t] = 1
+		}
+	}
+	END {
+		n = 0; for (t in failed) n++
+		printf "%d %d %d\n", (pd - ps) * 1000, (ud - us) * 1000, tasks - n
+	}' /tmp/klpb.log
+}
+
+# bench BACKEND: ROUNDS rounds, one summary line
+bench() {
+	[ -w $STATS ] && echo 0 >$STATS
+	: >/tmp/klpb.rounds
+	r=0
+	while [ $r -lt "$ROUNDS" ]; do
+		tasks=$(ls -d /proc/[0-9]* | wc -l)
+		if ! one_round; then
+			echo "livepatch-bench: $1: round $r did not complete"
+			return 1
+		fi
+		echo "$(round_numbers "$tasks") $tasks" >>/tmp/klpb.rounds
+		r=$((r + 1))
+	done
+	awk -v b="$1" '
+	{ p[NR] = $1; u[NR] = $2; f += $3; t += $4 }
+	function med(a, n,   i, j, x) {
+		for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+		return a[int((n + 1) / 2)]
+	}
+	END {
+		printf "livepatch-bench: %s: %d rounds: patch transition median %d ms (min %d, max %d), unpatch median %d ms; first stack check switched %d of %d tasks (%.0f%%)\n",
+			b, NR, med(p, NR), p[1], p[NR], med(u, NR), f, t, t ? 100 * f / t : 0
+	}' /tmp/klpb.rounds
+	if [ "$1" = sframe ] && [ -r $STATS ]; then
+		echo "livepatch-bench: $1: reliable walks: $(sed -n 's/^walks: //p' $STATS), reliable $(sed -n 's/^reliable: //p' $STATS)$(sed -n 's/^unreliable: \(.*\)/; unreliable: \1/p' $STATS | tr -d '\n')"
+	fi
+}
+
+bench sframe
+if [ -w $PARAM ] && echo arch >$PARAM 2>/dev/null; then
+	bench "arch ($(uname -m | sed 's/x86_64/ORC/'))"
+	echo sframe >$PARAM
+fi
+
+exec 9>&-
+kill $pids 2>/dev/null
+wait 2>/dev/null
+rm -f /tmp/klpb.fifo /tmp/klpb.log /tmp/klpb.rounds
+[ -w $DDC ] && echo 'file kernel/livepatch/transition.c -p' >$DDC
+exit 0

@@ -1,0 +1,139 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Livepatch consistency on our reliable unwinder (run in the test VM by
+# smoke.sh; busybox sh).  sframe_klp_target.ko parks a kthread asleep in
+# sfk_sleep_func() and another preempted by the timer interrupt inside
+# sfk_spin_outer() -> sfk_spin_inner(); sframe_klp_patch.ko replaces both
+# functions.  Checked, one PASS/FAIL line each:
+#   - each task's reliable stack trace names the function (for the
+#     spinner: across the interrupt's exception boundary);
+#   - the transition waits while a task is inside a patched function, and
+#     livepatch itself says so ("is sleeping on function ...");
+#   - it completes once the tasks leave, and new calls run the patch;
+#   - disabling and removing the patch works.
+# Also prints the time each transition took.
+
+D=/sys/kernel/debug/sframe_klp
+K=/sys/kernel/livepatch/sframe_klp_patch
+M=${1:-/lib/modules-test}
+DDC=/sys/kernel/debug/dynamic_debug/control
+
+check() {
+	name=$1
+	shift
+	if "$@" >/tmp/klpc.out 2>&1; then
+		echo "PASS: livepatch-consistency: $name"
+	else
+		echo "FAIL: livepatch-consistency: $name"
+		sed 's/^/    /' /tmp/klpc.out
+	fi
+}
+
+now_ms() { cut -d' ' -f1 /proc/uptime | tr -d . | sed 's/$/0/'; }
+
+# wait_for SECONDS COMMAND...: poll every 0.1 s
+wait_for() {
+	n=$(($1 * 10))
+	shift
+	while ! "$@" >/dev/null 2>&1; do
+		n=$((n - 1))
+		[ $n -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+in_transition() { [ "$(cat $K/transition 2>/dev/null)" = 1 ]; }
+done_transition() { [ "$(cat $K/transition 2>/dev/null)" = 0 ]; }
+result() { sed -n "s/^$1 //p" $D/result; }
+
+# trace_has TASK PATTERN...: TASK's trace is reliable and has every pattern
+# in this order (innermost first)
+trace_has() {
+	task=$1
+	shift
+	line=$(grep "^$task: " $D/trace)
+	echo "$line"
+	case $line in
+	"$task: reliable:"*) ;;
+	*) return 1 ;;
+	esac
+	re=
+	for p in "$@"; do re="$re.* $p"; done
+	echo "$line" | grep -q "$re"
+}
+
+# the spinner, preempted from the timer interrupt (retried: it may be
+# caught running, or preempted at a cond_resched-free point)
+spinner_trace() {
+	i=0
+	while [ $i -lt 50 ]; do
+		trace_has spinner "$@" && return 0
+		i=$((i + 1))
+		sleep 0.1
+	done
+	return 1
+}
+
+if [ ! -e $M/sframe_klp_target.ko ] || [ ! -d /sys/kernel/livepatch ]; then
+	echo "livepatch-consistency: skipped (no CONFIG_LIVEPATCH or CONFIG_SFRAME_UNWIND_KLP_TEST)"
+	exit 0
+fi
+mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+# livepatch's own account of each task it could not switch
+[ -w $DDC ] && echo 'file kernel/livepatch/transition.c +p' >$DDC
+
+check "insmod sframe_klp_target" insmod $M/sframe_klp_target.ko
+echo 1 >$D/sleep
+echo 1 >$D/spin
+sleep 0.5
+# The interrupt entry the walk crosses, as each architecture names it.
+case $(uname -m) in
+x86_64)	irq='sysvec_apic_timer_interrupt' ;;
+*)	irq='el1h_64_irq_handler' ;;
+esac
+check "sleeper: reliable trace names sfk_sleep_func" \
+	trace_has sleeper sfk_sleep_func sfk_sleeper_fn kthread
+check "spinner: reliable trace crosses the interrupt into sfk_spin_outer" \
+	spinner_trace preempt_schedule_irq "$irq" sfk_spin_inner sfk_spin_outer sfk_spinner_fn kthread
+
+dmesg -c >/dev/null
+t0=$(now_ms)
+check "insmod sframe_klp_patch" insmod $M/sframe_klp_patch.ko
+# Livepatch retries the tasks it could not switch once a second; the
+# spinner is often caught running.  Both must be reported inside their
+# function (a reliable walk that named it), and hold the transition.
+check "livepatch: sfk_sleeper is sleeping on function sfk_sleep_func" \
+	wait_for 15 sh -c 'dmesg | grep "sfk_sleeper:[0-9]* is sleeping on function sfk_sleep_func"'
+check "livepatch: sfk_spinner is sleeping on function sfk_spin_outer" \
+	wait_for 15 sh -c 'dmesg | grep "sfk_spinner:[0-9]* is sleeping on function sfk_spin_outer"'
+check "transition waits for tasks inside patched functions" in_transition
+check "livepatch: no task had an unreliable stack" \
+	sh -c '! dmesg | grep "sfk_.* has an unreliable stack"'
+check "old functions ran (results 1)" sh -c '[ "$(sed -n "s/^sleep //p" '$D'/result)$(sed -n "s/^spin //p" '$D'/result)" = 11 ]'
+
+# Release the sleeper: the spinner still holds the transition.
+echo 0 >$D/sleep
+sleep 2
+check "transition still waits for the spinner" in_transition
+t1=$(now_ms)
+echo 0 >$D/spin
+check "transition completes once the tasks left" wait_for 10 done_transition
+t2=$(now_ms)
+echo "livepatch-consistency: transition held $(( (t1 - t0) )) ms by the parked tasks, completed $(( t2 - t1 )) ms after they left"
+
+# New calls run the replacements.
+echo 1 >$D/sleep
+echo 1 >$D/spin
+check "patched functions run (results 2)" wait_for 5 sh -c '[ "$(sed -n "s/^sleep //p" '$D'/result)$(sed -n "s/^spin //p" '$D'/result)" = 22 ]'
+echo 0 >$D/sleep
+echo 0 >$D/spin
+
+t0=$(now_ms)
+echo 0 >$K/enabled
+check "unpatch transition completes" wait_for 10 sh -c "[ ! -e $K ]"
+echo "livepatch-consistency: unpatch transition took $(( $(now_ms) - t0 )) ms"
+check "rmmod sframe_klp_patch" wait_for 5 rmmod sframe_klp_patch
+check "rmmod sframe_klp_target" rmmod sframe_klp_target
+[ -w $DDC ] && echo 'file kernel/livepatch/transition.c -p' >$DDC
+exit 0
