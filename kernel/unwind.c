@@ -467,12 +467,17 @@ noinline int sframe_stack_walk_reliable(stack_trace_consume_fn consume_entry,
 
 	ret = sframe_stack_walk_state(consume_entry, cookie, task, NULL,
 				      &state);
-	if (!ret)
+	if (!ret) {
 		atomic_long_inc(&sframe_reliable_count[SFRAME_UW_OK]);
-	else if (state.error > SFRAME_UW_OK && state.error < SFRAME_UW_MAX)
+	} else if (state.error > SFRAME_UW_OK && state.error < SFRAME_UW_MAX) {
 		atomic_long_inc(&sframe_reliable_count[state.error]);
-	else
+		/* dynamic debug: file unwind.c +p */
+		pr_debug_ratelimited("sframe: %s:%d: unreliable at %pB: %s\n",
+				     task->comm, task->pid, (void *)state.pc,
+				     sframe_unwind_strerror(state.error));
+	} else {
 		atomic_long_inc(&sframe_reliable_stopped);
+	}
 	return ret;
 }
 EXPORT_SYMBOL_GPL(sframe_stack_walk_reliable);

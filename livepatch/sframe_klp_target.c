@@ -14,7 +14,10 @@
  * debugfs sframe_klp/: write 1/0 to "sleep" or "spin" to start or release
  * a task; read "trace" for each live task's reliable stack trace, taken
  * while it is off the CPU; read "result" for what the last calls
- * returned (1: original function, 2: the livepatch's).
+ * returned (1: original function, 2: the livepatch's); read "reloc" for
+ * what sfk_reloc_func() returns (1, or 42 once sframe_klp_reloc.ko
+ * replaced it with a function that calls the static sfk_secret() through
+ * a livepatch relocation).
  */
 #include <linux/completion.h>
 #include <linux/cpumask.h>
@@ -62,6 +65,21 @@ noinline int sfk_spin_outer(void)
 	return 1;
 }
 EXPORT_SYMBOL_GPL(sfk_spin_outer);
+
+/* Static: a livepatch reaches it only through a livepatch relocation. */
+static int sfk_secret_val = 41;
+
+static noinline int sfk_secret(void)
+{
+	return READ_ONCE(sfk_secret_val);
+}
+
+/* Replaced by sframe_klp_reloc.ko, which returns sfk_secret() + 1. */
+noinline int sfk_reloc_func(void)
+{
+	return sfk_secret() - 40;
+}
+EXPORT_SYMBOL_GPL(sfk_reloc_func);
 
 static int sfk_sleeper_fn(void *arg)
 {
@@ -248,6 +266,13 @@ static int sfk_result_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(sfk_result);
 
+static int sfk_reloc_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%d\n", sfk_reloc_func());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sfk_reloc);
+
 static int __init sfk_init(void)
 {
 	sfk_dir = debugfs_create_dir("sframe_klp", NULL);
@@ -257,6 +282,7 @@ static int __init sfk_init(void)
 			    &sfk_set_fops);
 	debugfs_create_file("trace", 0400, sfk_dir, NULL, &sfk_trace_fops);
 	debugfs_create_file("result", 0400, sfk_dir, NULL, &sfk_result_fops);
+	debugfs_create_file("reloc", 0400, sfk_dir, NULL, &sfk_reloc_fops);
 	return 0;
 }
 

@@ -27,8 +27,11 @@ PARAM=/sys/module/sframe/parameters/reliable
 	echo "livepatch-bench: skipped (no livepatch sample)"
 	exit 0
 }
-mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+grep -q " /sys/kernel/debug " /proc/mounts || mount -t debugfs debugfs /sys/kernel/debug
+# livepatch's account of the tasks it could not switch, and ours of each
+# unreliable walk (rate-limited)
 [ -w $DDC ] && echo 'file kernel/livepatch/transition.c +p' >$DDC
+[ -w $DDC ] && echo 'file unwind.c +p' >$DDC
 
 # wait_until SECONDS COMMAND...
 wait_until() {
@@ -63,6 +66,7 @@ one_round() {
 	wait_until 60 sh -c "[ ! -e $K ]" || return 1
 	rmmod livepatch_sample
 	dmesg >/tmp/klpb.log
+	cat /tmp/klpb.log >>/tmp/klpb.all
 }
 
 # round_numbers TASKS: "patch_ms unpatch_ms first_try_switched" of the log
@@ -91,6 +95,7 @@ round_numbers() {
 bench() {
 	[ -w $STATS ] && echo 0 >$STATS
 	: >/tmp/klpb.rounds
+	: >/tmp/klpb.all
 	r=0
 	while [ $r -lt "$ROUNDS" ]; do
 		tasks=$(ls -d /proc/[0-9]* | wc -l)
@@ -113,6 +118,10 @@ bench() {
 	}' /tmp/klpb.rounds
 	if [ "$1" = sframe ] && [ -r $STATS ]; then
 		echo "livepatch-bench: $1: reliable walks: $(sed -n 's/^walks: //p' $STATS), reliable $(sed -n 's/^reliable: //p' $STATS)$(sed -n 's/^unreliable: \(.*\)/; unreliable: \1/p' $STATS | tr -d '\n')"
+		# where the unreliable walks stopped, most frequent first
+		sed -n 's/.*sframe: \([^:]*\):[0-9]*: unreliable at \(.*\)/\1 at \2/p' \
+			/tmp/klpb.all | sort | uniq -c | sort -rn | head -5 |
+			sed "s/^ */livepatch-bench: $1: unreliable: /"
 	fi
 }
 
@@ -125,6 +134,7 @@ fi
 exec 9>&-
 kill $pids 2>/dev/null
 wait 2>/dev/null
-rm -f /tmp/klpb.fifo /tmp/klpb.log /tmp/klpb.rounds
+rm -f /tmp/klpb.fifo /tmp/klpb.log /tmp/klpb.rounds /tmp/klpb.all
 [ -w $DDC ] && echo 'file kernel/livepatch/transition.c -p' >$DDC
+[ -w $DDC ] && echo 'file unwind.c -p' >$DDC
 exit 0

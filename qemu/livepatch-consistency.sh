@@ -79,7 +79,7 @@ if [ ! -e $M/sframe_klp_target.ko ] || [ ! -d /sys/kernel/livepatch ]; then
 	echo "livepatch-consistency: skipped (no CONFIG_LIVEPATCH or CONFIG_SFRAME_UNWIND_KLP_TEST)"
 	exit 0
 fi
-mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+grep -q " /sys/kernel/debug " /proc/mounts || mount -t debugfs debugfs /sys/kernel/debug
 # livepatch's own account of each task it could not switch
 [ -w $DDC ] && echo 'file kernel/livepatch/transition.c +p' >$DDC
 
@@ -89,7 +89,7 @@ echo 1 >$D/spin
 sleep 0.5
 # The interrupt entry the walk crosses, as each architecture names it.
 case $(uname -m) in
-x86_64)	irq='sysvec_apic_timer_interrupt' ;;
+x86_64)	irq='asm_sysvec_apic_timer_interrupt' ;;
 *)	irq='el1h_64_irq_handler' ;;
 esac
 check "sleeper: reliable trace names sfk_sleep_func" \
@@ -97,6 +97,7 @@ check "sleeper: reliable trace names sfk_sleep_func" \
 check "spinner: reliable trace crosses the interrupt into sfk_spin_outer" \
 	spinner_trace preempt_schedule_irq "$irq" sfk_spin_inner sfk_spin_outer sfk_spinner_fn kthread
 
+sed 's/^/livepatch-consistency: trace: /' $D/trace
 dmesg -c >/dev/null
 t0=$(now_ms)
 check "insmod sframe_klp_patch" insmod $M/sframe_klp_patch.ko
@@ -110,14 +111,16 @@ check "livepatch: sfk_spinner is sleeping on function sfk_spin_outer" \
 check "transition waits for tasks inside patched functions" in_transition
 check "livepatch: no task had an unreliable stack" \
 	sh -c '! dmesg | grep "sfk_.* has an unreliable stack"'
-check "old functions ran (results 1)" sh -c '[ "$(sed -n "s/^sleep //p" '$D'/result)$(sed -n "s/^spin //p" '$D'/result)" = 11 ]'
 
-# Release the sleeper: the spinner still holds the transition.
+# Release the sleeper: it returns from the old function; the spinner
+# still holds the transition.
 echo 0 >$D/sleep
+check "sleeper finished in the old sfk_sleep_func (result 1)" sh -c "[ \"\$(sed -n 's/^sleep //p' $D/result)\" = 1 ]"
 sleep 2
 check "transition still waits for the spinner" in_transition
 t1=$(now_ms)
 echo 0 >$D/spin
+check "spinner finished in the old sfk_spin_outer (result 1)" sh -c "[ \"\$(sed -n 's/^spin //p' $D/result)\" = 1 ]"
 check "transition completes once the tasks left" wait_for 10 done_transition
 t2=$(now_ms)
 echo "livepatch-consistency: transition held $(( (t1 - t0) )) ms by the parked tasks, completed $(( t2 - t1 )) ms after they left"
@@ -134,6 +137,33 @@ echo 0 >$K/enabled
 check "unpatch transition completes" wait_for 10 sh -c "[ ! -e $K ]"
 echo "livepatch-consistency: unpatch transition took $(( $(now_ms) - t0 )) ms"
 check "rmmod sframe_klp_patch" wait_for 5 rmmod sframe_klp_patch
+
+# Livepatch relocations (scripts/klp-relocs.py made them): the new
+# sfk_reloc_func() of sframe_klp_reloc.ko calls the target's static
+# sfk_secret(), resolved by name and written into the patch module's
+# read-only text when the patch is enabled (arm64: patch 0014).
+R=/sys/kernel/livepatch/sframe_klp_reloc
+reloc_is() { [ "$(cat $D/reloc)" = "$1" ]; }
+reloc_off() {
+	echo 0 >$R/enabled && wait_for 30 sh -c "[ ! -e $R ]" && rmmod sframe_klp_reloc
+}
+check "klp relocation: original sfk_reloc_func returns 1" reloc_is 1
+check "klp relocation: insmod sframe_klp_reloc (target loaded)" insmod $M/sframe_klp_reloc.ko
+check "klp relocation: transition completes" wait_for 30 sh -c "[ \"\$(cat $R/transition)\" = 0 ]"
+check "klp relocation: new sfk_reloc_func calls the static sfk_secret (42)" reloc_is 42
+check "klp relocation: disable and rmmod" reloc_off
+check "klp relocation: original back" reloc_is 1
+dmesg -c >/dev/null
+check "klp relocation: an unknown symbol is refused" sh -c "! insmod $M/sframe_klp_reloc_bad.ko"
+check "klp relocation: with a clear message" \
+	sh -c "dmesg | grep \"livepatch: symbol 'sfk_no_such_function' not found in symbol table\""
 check "rmmod sframe_klp_target" rmmod sframe_klp_target
+# The patch first, the target later: its relocations are applied when the
+# target module loads (klp_module_coming()).
+check "klp relocation: insmod sframe_klp_reloc (target not loaded)" insmod $M/sframe_klp_reloc.ko
+check "klp relocation: insmod sframe_klp_target after it" insmod $M/sframe_klp_target.ko
+check "klp relocation: applied at the target's load (42)" wait_for 10 reloc_is 42
+reloc_off_all() { reloc_off && rmmod sframe_klp_target; }
+check "klp relocation: disable and rmmod both" reloc_off_all
 [ -w $DDC ] && echo 'file kernel/livepatch/transition.c -p' >$DDC
 exit 0

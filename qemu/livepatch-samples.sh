@@ -45,7 +45,7 @@ if [ ! -d $L ] || [ ! -e $S/livepatch-sample.ko ]; then
 	echo "livepatch-sample: skipped (no CONFIG_LIVEPATCH or CONFIG_SAMPLE_LIVEPATCH)"
 	exit 0
 fi
-mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+grep -q " /sys/kernel/debug " /proc/mounts || mount -t debugfs debugfs /sys/kernel/debug
 [ -w $DDC ] && echo 'file kernel/livepatch/transition.c +p' >$DDC
 
 # livepatch-sample: cmdline_proc_show() replaced

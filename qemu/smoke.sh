@@ -18,6 +18,10 @@ check() {
 # Booted by scripts/kunit.sh for the module suites: only load the modules.
 kunit_only=
 grep -q 'kunit.filter_glob' /proc/cmdline && kunit_only=1
+# Booted by scripts/tour.sh (make run): only the short tour, no module
+# sweep, samples or selftests, shorter benchmarks.
+tour=
+grep -qw sframe_tour /proc/cmdline && tour=1
 
 echo "PASS: kernel booted"
 check "kallsyms has __start_sframe" grep -q ' __start_sframe$' /proc/kallsyms
@@ -29,47 +33,49 @@ check "vmlinux .sframe valid" sh -c 'dmesg | grep -E "sframe: vmlinux: SFrame v[
 # logged as "NAME: .sframe rejected: ..."); the test modules below walk
 # through them.  Our own modules, the livepatch sample and the livepatch
 # selftests' modules (test_klp_*: livepatches among them) come later.
-rel=$(uname -r)
-intree=
-if [ -f /lib/modules/$rel/modules.order ]; then
-	intree=$(sed -n 's|^\(.*/\)\{0,1\}\([^/]*\)\.k\{0,1\}o$|\2|p' \
-		/lib/modules/$rel/modules.order |
-		grep -v '^sframe_\|^livepatch[-_]\|^test_klp_' | tr - _)
-fi
-nmod=0
-bad=
-for mod in $intree; do
-	nmod=$((nmod + 1))
-	# a driver without its hardware loads, then fails its init: ENODEV
-	modprobe "$mod" >/tmp/modprobe.out 2>&1 ||
-		grep -q 'No such device' /tmp/modprobe.out || bad="$bad $mod"
-done
-check "modprobe: $nmod in-tree modules load" sh -c "[ -z '$bad' ] || { echo 'failed:$bad'; exit 1; }"
-check "modprobe: no module .sframe rejected" sh -c "! dmesg | grep '.sframe[a-z_]* rejected'"
+if [ -z "$tour" ]; then
+	rel=$(uname -r)
+	intree=
+	if [ -f /lib/modules/$rel/modules.order ]; then
+		intree=$(sed -n 's|^\(.*/\)\{0,1\}\([^/]*\)\.k\{0,1\}o$|\2|p' \
+			/lib/modules/$rel/modules.order |
+			grep -v '^sframe_\|^livepatch[-_]\|^test_klp_' | tr - _)
+	fi
+	nmod=0
+	bad=
+	for mod in $intree; do
+		nmod=$((nmod + 1))
+		# a driver without its hardware loads, then fails its init: ENODEV
+		modprobe "$mod" >/tmp/modprobe.out 2>&1 ||
+			grep -q 'No such device' /tmp/modprobe.out || bad="$bad $mod"
+	done
+	check "modprobe: $nmod in-tree modules load" sh -c "[ -z '$bad' ] || { echo 'failed:$bad'; exit 1; }"
+	check "modprobe: no module .sframe rejected" sh -c "! dmesg | grep '.sframe[a-z_]* rejected'"
 
-for ko in /lib/modules-test/*.ko; do
-	[ -e "$ko" ] || continue
-	mod=$(basename "$ko" .ko)
-	# the livepatch consistency test's pair runs below, in order
-	case $mod in sframe_klp_*) continue ;; esac
-	check "insmod $mod" insmod "$ko"
-	check "rmmod $mod" rmmod "$mod"
-	check "$mod: module .sframe not rejected" sh -c "! dmesg | grep -q '$mod: .sframe[a-z_]* rejected'"
-done
+	for ko in /lib/modules-test/*.ko; do
+		[ -e "$ko" ] || continue
+		mod=$(basename "$ko" .ko)
+		# the livepatch consistency test's pair runs below, in order
+		case $mod in sframe_klp_*) continue ;; esac
+		check "insmod $mod" insmod "$ko"
+		check "rmmod $mod" rmmod "$mod"
+		check "$mod: module .sframe not rejected" sh -c "! dmesg | grep -q '$mod: .sframe[a-z_]* rejected'"
+	done
+fi
 
 # Livepatch, both arches (arm64 through scripts/patches/0012-0015): every
 # sample of samples/livepatch; the consistency test (tasks parked inside
 # patched functions hold the transition, their reliable traces name them);
 # then the kernel's selftests, and the transition benchmark last.
 if [ -z "$kunit_only" ]; then
-	/livepatch-samples.sh
+	[ -n "$tour" ] || /livepatch-samples.sh
 	/livepatch-consistency.sh
 fi
 
 # The kernel's own livepatch selftests (tools/testing/selftests/livepatch,
 # in the initramfs with CONFIG_LIVEPATCH=y and CONFIG_TEST_LIVEPATCH=m): one
 # PASS, FAIL or SKIP line per script (qemu/livepatch-selftests.sh).
-if [ -z "$kunit_only" ]; then
+if [ -z "$kunit_only" ] && [ -z "$tour" ]; then
 	if [ ! -d /sys/kernel/livepatch ]; then
 		echo "SKIP: livepatch-selftest: all (no /sys/kernel/livepatch: CONFIG_LIVEPATCH is not set)"
 	elif [ ! -d /selftests/livepatch ]; then
@@ -80,7 +86,9 @@ if [ -z "$kunit_only" ]; then
 fi
 
 # Livepatch transitions under load (printed, not judged).
-[ -n "$kunit_only" ] || /livepatch-bench.sh 5 | sed 's/^livepatch-bench: /BENCH: livepatch: /'
+[ -n "$kunit_only" ] ||
+	/livepatch-bench.sh "$([ -n "$tour" ] && echo 2 || echo 5)" |
+	sed 's/^livepatch-bench: /BENCH: livepatch: /'
 
 # The unwinder on a live kernel (make run shows these lines): reliable
 # traces of a blocked kthread and across a timer interrupt, next to the
@@ -218,9 +226,14 @@ user_unwind_bench() {
 # the per-sample cost against frame pointers.
 if [ -z "$kunit_only" ] && grep -q 'sframe_user_callchain' /proc/kallsyms &&
    [ -x /usr/test/chain-fp ]; then
-	user_unwind_tests
-	user_hostile_tests
-	user_unwind_bench
+	if [ -n "$tour" ]; then
+		USER_UNWIND_SAMPLES=300 user_unwind_tests
+		USER_UNWIND_BENCH_SAMPLES=500 user_unwind_bench
+	else
+		user_unwind_tests
+		user_hostile_tests
+		user_unwind_bench
+	fi
 fi
 
 # Anything that looks like a kernel splat fails the run.

@@ -195,7 +195,16 @@ EOT
 	touch "$OUT/modules.order"	# absent without CONFIG_MODULES
 	sed -n 's|^\(sframe-unwind/.*\)\.k\?o$|\1.ko|p' "$OUT/modules.order" |
 	while read -r ko; do
-		echo "file /lib/modules-test/${ko##*/} $OUT/$ko 644 0 0"
+		f=$OUT/$ko
+		# livepatches with livepatch relocations: made by the converter
+		case ${ko##*/} in
+		sframe_klp_reloc*.ko)
+			mkdir -p "$tmp/klp"
+			f=$tmp/klp/${ko##*/}
+			"$ROOT/scripts/klp-relocs.py" "$OUT/$ko" "$f" >/dev/null ||
+				exit 1 ;;
+		esac
+		echo "file /lib/modules-test/${ko##*/} $f 644 0 0"
 	done
 	# every module of the build, installed as modprobe finds them
 	# (/lib/modules/RELEASE, modules.dep by depmod)

@@ -7,7 +7,7 @@
 #   make kernel-all                   the same for both arches
 #   make kunit [ARCH=...]             KUnit suites via kunit.py exec
 #   make qemu-test [ARCH=...]         boot + smoke checks
-#   make run [ARCH=...]               boot, sframe lines, host view of vmlinux
+#   make run [ARCH=...]               the tour: traces, a livepatch transition, benchmarks, user chains
 #   make lint                         checkpatch, sparse, kernel-doc
 #   make check-defconfig [ARCH=...]   the arch's defconfig + our options:
 #                                     build, verify, boot, KUnit (slow)
@@ -39,8 +39,7 @@ qemu-test:
 	@$(HARNESS)qemu-test.sh $(ARCH)
 
 run: kernel tools
-	@INTERACTIVE=1 $(HARNESS)qemu-test.sh $(ARCH)
-	@$(HARNESS)show-vmlinux.sh $(ARCH)
+	@$(HARNESS)tour.sh $(ARCH)
 
 lint: kernel-prepare
 	@$(HARNESS)lint.sh
