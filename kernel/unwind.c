@@ -28,6 +28,7 @@
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
+#include <linux/start_kernel.h>
 #include <linux/seq_file.h>
 #include <sframe/kernel.h>
 #include "unwind_arch.h"
@@ -203,6 +204,28 @@ static bool sframe_uw_fp_fallback(struct sframe_unwind_state *state)
 	return true;
 }
 
+/*
+ * The boot CPU's idle task (init_task) runs cpu_startup_entry() from
+ * rest_init(), which never returns: the frames below are __init code
+ * (arch_call_rest_init(), start_kernel()), freed after boot, that nothing
+ * returns to and livepatch cannot patch.  Its walk ends at rest_init()'s
+ * frame.  Otherwise the task could only be switched by going idle, which
+ * never happens while every CPU is busy (ORC's reliable walk fails there).
+ */
+static bool sframe_uw_in_rest_init(unsigned long pc)
+{
+	static unsigned long start, end;
+	unsigned long size, off;
+
+	if (!end) {
+		start = (unsigned long)rest_init;
+		if (!kallsyms_lookup_size_offset(start, &size, &off) || off)
+			return false;
+		WRITE_ONCE(end, start + size);
+	}
+	return pc >= start && pc < READ_ONCE(end);
+}
+
 /**
  * sframe_unwind_next() - step to the caller's frame
  * @state: the walk
@@ -220,6 +243,12 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 
 	if (state->done || state->stopped)
 		return false;
+	/* (a return address: rest_init() ends with its call) */
+	if (state->task == &init_task && !state->exact &&
+	    sframe_uw_in_rest_init(state->pc - 1)) {
+		state->done = true;
+		return false;
+	}
 	if (++state->frames > SFRAME_UNWIND_MAX_FRAMES)
 		return sframe_uw_stop(state, SFRAME_UW_TOO_DEEP);
 

@@ -18,6 +18,7 @@
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
@@ -343,6 +344,58 @@ static void sfu_test_all_tasks(struct kunit *test)
 	kunit_info(test, "%u tasks: %u reliable, %u equal to %s, %u running (skipped)\n",
 		   n, reliable, same, SFU_REF_NAME, busy);
 	KUNIT_EXPECT_GT(test, same, 0U);
+}
+
+/*
+ * Idle tasks: each CPU's, walked from that CPU (so it cannot be running).
+ * Secondary CPUs' idle tasks end at their END annotation; the boot CPU's
+ * (init_task) at rest_init(), above the freed __init frames.
+ */
+struct sfu_idle {
+	struct sfu_trace t;
+	struct sframe_unwind_state st;
+	int ret;
+};
+
+static int sfu_idle_walk(struct task_struct *task, void *arg)
+{
+	struct sfu_idle *w = arg;
+
+	memset(&w->t, 0, sizeof(w->t));
+	w->ret = sframe_stack_walk_state(sfu_store, &w->t, task, NULL, &w->st);
+	return 0;
+}
+
+static void sfu_test_idle_tasks(struct kunit *test)
+{
+	struct sfu_idle *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	char sym[KSYM_NAME_LEN];
+	unsigned int cpu, walked = 0;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	for_each_online_cpu(cpu) {
+		struct task_struct *idle = idle_task(cpu);
+
+		if (set_cpus_allowed_ptr(current, cpumask_of(cpu)))
+			continue;
+		ret = sframe_unwind_call_blocked(idle, sfu_idle_walk, w);
+		if (ret)
+			continue;
+		walked++;
+		KUNIT_EXPECT_EQ_MSG(test, w->ret, 0, "CPU %u idle: %s", cpu,
+				    sframe_unwind_strerror(w->st.error));
+		if (w->ret || !w->t.n)
+			sfu_print(test, "idle", &w->t);
+		if (idle == &init_task && w->t.n) {
+			/* a return address: rest_init() ends with its call */
+			sprint_symbol_no_offset(sym, w->t.e[w->t.n - 1] - 1);
+			KUNIT_EXPECT_STREQ(test, sym, "rest_init");
+		}
+	}
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	kunit_info(test, "%u idle tasks walked\n", walked);
+	KUNIT_EXPECT_GT(test, walked, 0U);
 }
 
 /* ---- (c) a timer interrupt in a spinning chain ----------------------- */
@@ -803,6 +856,7 @@ static struct kunit_case sframe_unwind_cases[] = {
 	KUNIT_CASE(sfu_test_fgraph),
 	KUNIT_CASE(sfu_test_corrupt),
 	KUNIT_CASE(sfu_test_all_tasks),
+	KUNIT_CASE(sfu_test_idle_tasks),
 	KUNIT_CASE(sfu_test_cache),
 	{}
 };

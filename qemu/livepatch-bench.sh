@@ -61,7 +61,13 @@ sleep 1
 one_round() {
 	dmesg -c >/dev/null
 	insmod $LP || return 1
-	wait_until 60 sh -c "[ \"\$(cat $K/transition)\" = 0 ]" || return 1
+	if ! wait_until 60 sh -c "[ \"\$(cat $K/transition)\" = 0 ]"; then
+		# give up: reverse the transition and remove the patch
+		dmesg >>/tmp/klpb.all
+		echo 0 >$K/enabled
+		wait_until 60 sh -c "[ ! -e $K ]" && rmmod livepatch_sample
+		return 1
+	fi
 	echo 0 >$K/enabled
 	wait_until 60 sh -c "[ ! -e $K ]" || return 1
 	rmmod livepatch_sample
@@ -100,13 +106,13 @@ bench() {
 	while [ $r -lt "$ROUNDS" ]; do
 		tasks=$(ls -d /proc/[0-9]* | wc -l)
 		if ! one_round; then
-			echo "livepatch-bench: $1: round $r did not complete"
-			return 1
+			echo "livepatch-bench: $1: round $r: the transition did not complete within 60 s (reversed)"
+			break
 		fi
 		echo "$(round_numbers "$tasks") $tasks" >>/tmp/klpb.rounds
 		r=$((r + 1))
 	done
-	awk -v b="$1" '
+	[ -s /tmp/klpb.rounds ] && awk -v b="$1" '
 	{ p[NR] = $1; u[NR] = $2; f += $3; t += $4 }
 	function med(a, n,   i, j, x) {
 		for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
