@@ -226,6 +226,14 @@ static bool sframe_uw_in_rest_init(unsigned long pc)
 	return pc >= start && pc < READ_ONCE(end);
 }
 
+/* Is the return address @ra the final frame an END annotation marks? */
+static bool sframe_uw_at_end(unsigned long ra)
+{
+	const struct sframe_annot *a = sframe_annot_find(ra - 1);
+
+	return a && a->type == SFRAME_ANNOT_END;
+}
+
 /**
  * sframe_unwind_next() - step to the caller's frame
  * @state: the walk
@@ -353,9 +361,11 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 	/*
 	 * A return address a call did not push (a corrupted slot, a stale
 	 * frame) cannot start a trustworthy frame: the trace goes on as a
-	 * best effort but is not reliable.
+	 * best effort but is not reliable.  The exception: the address an
+	 * END annotation marks (x86_64 secondary_startup_64 pushes one by
+	 * hand before its lretq to start_secondary()).
 	 */
-	if (!sframe_arch_after_call(state->pc))
+	if (!sframe_arch_after_call(state->pc) && !sframe_uw_at_end(state->pc))
 		sframe_uw_unreliable(state, SFRAME_UW_CALLSITE);
 	return true;
 }

@@ -37,9 +37,9 @@ static noinline int sfk_reloc_new(void)
 
 /* The names the conversion uses; room for 8 relocations (24 bytes each). */
 asm(".pushsection \".klp.rela.sframe_klp_target..text\", \"a\"\n"
-    "\t.skip 192\n"
-    "\t.popsection\n"
-    "\t\".klp.sym.sframe_klp_target." __stringify(SFK_SYM) ",0\" = 0\n");
+	"\t.skip 192\n"
+	"\t.popsection\n"
+	"\t\".klp.sym.sframe_klp_target." __stringify(SFK_SYM) ",0\" = 0\n");
 
 static struct klp_func sfk_funcs[] = {
 	{

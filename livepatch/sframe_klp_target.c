@@ -141,7 +141,7 @@ static void sfk_sleep_set(bool on)
 		wake_up_all(&sfk_wq);
 		/* let it return from sfk_sleep_func() before it is stopped */
 		while (!READ_ONCE(sfk_sleep_result))
-			msleep(10);
+			usleep_range(10000, 20000);
 		sfk_stop(&sfk_sleeper);
 	}
 }
@@ -159,7 +159,7 @@ static void sfk_spin_set(bool on)
 	} else if (!on && sfk_spinner) {
 		WRITE_ONCE(sfk_spin_stop, true);
 		while (!READ_ONCE(sfk_spin_result))
-			msleep(10);
+			usleep_range(10000, 20000);
 		sfk_stop(&sfk_spinner);
 		sfk_stop(&sfk_hog);
 	}

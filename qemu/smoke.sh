@@ -86,8 +86,11 @@ if [ -z "$kunit_only" ] && [ -z "$tour" ]; then
 fi
 
 # Livepatch transitions under load (printed, not judged).
+# (2 rounds for make run and under KASAN, 5 otherwise)
+klpb_rounds=5
+{ [ -n "$tour" ] || grep -q ' kasan_report$' /proc/kallsyms; } && klpb_rounds=2
 [ -n "$kunit_only" ] ||
-	/livepatch-bench.sh "$([ -n "$tour" ] && echo 2 || echo 5)" |
+	/livepatch-bench.sh $klpb_rounds |
 	sed 's/^livepatch-bench: /BENCH: livepatch: /'
 
 # The unwinder on a live kernel (make run shows these lines): reliable

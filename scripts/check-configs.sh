@@ -34,8 +34,8 @@ BASE="64BIT SMP PRINTK TTY BLK_DEV_INITRD BINFMT_ELF PROC_FS SYSFS KALLSYMS
       KALLSYMS_ALL MODULES MODULE_UNLOAD PERF_EVENTS KPROBES FTRACE
       FUNCTION_TRACER FUNCTION_GRAPH_TRACER DEBUG_KERNEL DEBUG_FS KUNIT
       STACKTRACE FUTEX SLUB SFRAME_UNWIND SFRAME_UNWINDER SFRAME_USER_UNWIND
-      SFRAME_UNWIND_VERIFY SFRAME_UNWIND_KUNIT_TEST"
-BASE_X86="UNWINDER_ORC LIVEPATCH"
+      SFRAME_UNWIND_VERIFY SFRAME_UNWIND_KUNIT_TEST LIVEPATCH DYNAMIC_DEBUG"
+BASE_X86="UNWINDER_ORC"
 
 objs_for() {	# the patched kernel files of ARCH, as objects
 	case $1 in
@@ -44,7 +44,10 @@ objs_for() {	# the patched kernel files of ARCH, as objects
 		     arch/x86/kernel/stacktrace.o ;;
 	arm64)	echo arch/arm64/kernel/entry.o arch/arm64/kernel/head.o \
 		     arch/arm64/kernel/perf_callchain.o \
-		     arch/arm64/kernel/stacktrace.o ;;
+		     arch/arm64/kernel/stacktrace.o arch/arm64/kernel/signal.o \
+		     arch/arm64/kernel/module.o arch/arm64/kernel/module-plts.o \
+		     arch/arm64/kernel/patching.o arch/arm64/kernel/ftrace.o \
+		     kernel/livepatch/ ;;
 	esac
 	echo kernel/fork.o kernel/module/main.o mm/mmap.o mm/mprotect.o
 }
@@ -64,6 +67,7 @@ for arch in x86_64 arm64; do
 			[ "$arch" != x86_64 ] || for o in $BASE_X86; do echo "CONFIG_$o=y"; done
 			echo "CONFIG_SFRAME_UNWIND_KUNIT_MODULE_TEST=m"
 			echo "CONFIG_SFRAME_UNWIND_DEMO=m"
+			echo "CONFIG_SFRAME_UNWIND_KLP_TEST=m"
 			for o in ${opts//,/ }; do
 				case $o in
 				*=n) echo "# CONFIG_${o%=n} is not set" ;;
