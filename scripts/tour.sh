@@ -33,8 +33,9 @@ section "Reliable stack traces: SFrame next to the architecture's unwinder (sfra
 grep -E 'sframe_unwind_demo: (blocked task|timer interrupt|  )' "$log" | strip |
 	sed 's/^sframe_unwind_demo: /  /'
 section "A livepatch transition on our reliable walks (qemu/livepatch-consistency.sh)"
-grep -E '^(PASS|FAIL): livepatch-consistency: |^livepatch-consistency: ' "$log" |
-	sed -E 's/^(PASS|FAIL): livepatch-consistency: /  \1: /; s/^livepatch-consistency: /  /'
+sed -n 's/^livepatch-consistency: trace: /  /p; s/^livepatch-consistency: \(.*transition.*\)/  \1/p' "$log"
+grep -E '^FAIL: livepatch-consistency: ' "$log" | sed 's/^/  /' || true
+echo "  $(grep -c '^PASS: livepatch-consistency: ' "$log") checks passed, $(grep -c '^FAIL: livepatch-consistency: ' "$log") failed: both tasks held the transition (livepatch: \"is sleeping on function\"), it completed once they left; a livepatch relocation into read-only text; an unknown symbol refused"
 section "Benchmarks (ratios against the anchor measured in the same run)"
 sed -n 's/^BENCH: /  /p' "$log"
 section "perf user call chains from SFrame (/usr/test samplers)"
