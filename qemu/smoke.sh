@@ -89,9 +89,11 @@ fi
 # (2 rounds for make run and under KASAN, 5 otherwise)
 klpb_rounds=5
 { [ -n "$tour" ] || grep -q ' kasan_report$' /proc/kallsyms; } && klpb_rounds=2
-[ -n "$kunit_only" ] ||
-	/livepatch-bench.sh $klpb_rounds |
-	sed 's/^livepatch-bench: /BENCH: livepatch: /'
+# (its lines printed once it is done: no kernel message cuts into them)
+if [ -z "$kunit_only" ]; then
+	/livepatch-bench.sh $klpb_rounds >/tmp/klpb.out 2>&1
+	sed 's/^livepatch-bench: /BENCH: livepatch: /' /tmp/klpb.out
+fi
 
 # The unwinder on a live kernel (make run shows these lines): reliable
 # traces of a blocked kthread and across a timer interrupt, next to the
