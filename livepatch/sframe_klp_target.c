@@ -130,7 +130,7 @@ static struct task_struct *sfk_start(int (*fn)(void *), const char *name,
 	return t;
 }
 
-static void sfk_sleep_set(bool on)
+static int sfk_sleep_set(bool on)
 {
 	if (on && !sfk_sleeper) {
 		WRITE_ONCE(sfk_sleep_release, false);
@@ -144,13 +144,20 @@ static void sfk_sleep_set(bool on)
 			usleep_range(10000, 20000);
 		sfk_stop(&sfk_sleeper);
 	}
+	return 0;
 }
 
-static void sfk_spin_set(bool on)
+static int sfk_spin_set(bool on)
 {
 	/* both on the last CPU: the tick preempts one for the other */
 	int cpu = cpumask_last(cpu_online_mask);
 
+	/*
+	 * Without full preemption nothing preempts the spinner inside the
+	 * kernel: it would hog its CPU (an RCU stall) and never be walked.
+	 */
+	if (on && !preempt_model_full())
+		return -EOPNOTSUPP;
 	if (on && !sfk_spinner) {
 		WRITE_ONCE(sfk_spin_stop, false);
 		WRITE_ONCE(sfk_spin_result, 0);
@@ -163,12 +170,13 @@ static void sfk_spin_set(bool on)
 		sfk_stop(&sfk_spinner);
 		sfk_stop(&sfk_hog);
 	}
+	return 0;
 }
 
 static ssize_t sfk_write(struct file *file, const char __user *buf,
 			 size_t len, loff_t *ppos)
 {
-	void (*set)(bool on) = file->private_data;
+	int (*set)(bool on) = file->private_data;
 	bool on;
 	int ret;
 
@@ -176,9 +184,9 @@ static ssize_t sfk_write(struct file *file, const char __user *buf,
 	if (ret)
 		return ret;
 	mutex_lock(&sfk_lock);
-	set(on);
+	ret = set(on);
 	mutex_unlock(&sfk_lock);
-	return len;
+	return ret ? ret : len;
 }
 
 static const struct file_operations sfk_set_fops = {
