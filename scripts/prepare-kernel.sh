@@ -15,14 +15,16 @@ PATCHES=("$ROOT"/scripts/patches/*.patch)
 patch_hash=$(cat "${PATCHES[@]}" | sha256sum | cut -d' ' -f1)
 
 apply_patches() {
-	local p
+	local p n=0
 	for p in "${PATCHES[@]}"; do
 		if patch -d "$1" -p1 -R --dry-run -s -f <"$p" >/dev/null 2>&1; then
 			continue	# already applied
 		fi
-		echo "[prepare] patch $(basename "$p")"
-		patch -d "$1" -p1 -s -f <"$p"
+		patch -d "$1" -p1 -s -f <"$p" ||
+			{ echo "[prepare] $(basename "$p") does not apply"; return 1; }
+		n=$((n + 1))
 	done
+	echo "[prepare] $n of ${#PATCHES[@]} patches applied (scripts/patches)"
 }
 
 if [ -n "${KDIR:-}" ]; then
