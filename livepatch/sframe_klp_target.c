@@ -32,6 +32,8 @@
 
 #include <sframe/unwind.h>
 
+#include "sframe_klp_target.h"
+
 #define SFK_MAX_FRAMES	64
 
 static DECLARE_WAIT_QUEUE_HEAD(sfk_wq);
