@@ -27,7 +27,9 @@ PARAM=/sys/module/sframe/parameters/reliable
 	echo "livepatch-bench: skipped (no livepatch sample)"
 	exit 0
 }
-grep -q " /sys/kernel/debug " /proc/mounts || mount -t debugfs debugfs /sys/kernel/debug
+# shellcheck source=qemu/livepatch-lib.sh
+. /livepatch-lib.sh
+debugfs_mounted
 # livepatch's account of the tasks it could not switch, and ours of each
 # unreliable walk (rate-limited)
 [ -w $DDC ] && echo 'file kernel/livepatch/transition.c +p' >$DDC

@@ -19,29 +19,11 @@ K=/sys/kernel/livepatch/sframe_klp_patch
 M=${1:-/lib/modules-test}
 DDC=/sys/kernel/debug/dynamic_debug/control
 
-check() {
-	name=$1
-	shift
-	if "$@" >/tmp/klpc.out 2>&1; then
-		echo "PASS: livepatch-consistency: $name"
-	else
-		echo "FAIL: livepatch-consistency: $name"
-		sed 's/^/    /' /tmp/klpc.out
-	fi
-}
+CHECK_PREFIX=livepatch-consistency
+# shellcheck source=qemu/livepatch-lib.sh
+. /livepatch-lib.sh
 
 now_ms() { cut -d' ' -f1 /proc/uptime | tr -d . | sed 's/$/0/'; }
-
-# wait_for SECONDS COMMAND...: poll every 0.1 s
-wait_for() {
-	n=$(($1 * 10))
-	shift
-	while ! "$@" >/dev/null 2>&1; do
-		n=$((n - 1))
-		[ $n -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
 
 in_transition() { [ "$(cat $K/transition 2>/dev/null)" = 1 ]; }
 done_transition() { [ "$(cat $K/transition 2>/dev/null)" = 0 ]; }
@@ -79,7 +61,7 @@ if [ ! -e $M/sframe_klp_target.ko ] || [ ! -d /sys/kernel/livepatch ]; then
 	echo "livepatch-consistency: skipped (no CONFIG_LIVEPATCH or CONFIG_SFRAME_UNWIND_KLP_TEST)"
 	exit 0
 fi
-grep -q " /sys/kernel/debug " /proc/mounts || mount -t debugfs debugfs /sys/kernel/debug
+debugfs_mounted
 # livepatch's own account of each task it could not switch
 [ -w $DDC ] && echo 'file kernel/livepatch/transition.c +p' >$DDC
 

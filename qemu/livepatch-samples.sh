@@ -15,27 +15,10 @@ S=/lib/modules/$(uname -r)/kernel/samples/livepatch
 L=/sys/kernel/livepatch
 DDC=/sys/kernel/debug/dynamic_debug/control
 
-check() {
-	name=$1
-	shift
-	if "$@" >/tmp/klps.out 2>&1; then
-		echo "PASS: livepatch-sample: $name"
-	else
-		echo "FAIL: livepatch-sample: $name"
-		sed 's/^/    /' /tmp/klps.out
-	fi
-}
+CHECK_PREFIX=livepatch-sample
+# shellcheck source=qemu/livepatch-lib.sh
+. /livepatch-lib.sh
 
-# wait_for SECONDS COMMAND...: poll every 0.1 s
-wait_for() {
-	n=$(($1 * 10))
-	shift
-	while ! "$@" >/dev/null 2>&1; do
-		n=$((n - 1))
-		[ $n -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
 patched() { [ "$(cat $L/$1/transition 2>/dev/null)" = 0 ]; }
 gone() { [ ! -e $L/$1 ]; }
 logged() { dmesg | grep -q "$1"; }
@@ -45,7 +28,7 @@ if [ ! -d $L ] || [ ! -e $S/livepatch-sample.ko ]; then
 	echo "livepatch-sample: skipped (no CONFIG_LIVEPATCH or CONFIG_SAMPLE_LIVEPATCH)"
 	exit 0
 fi
-grep -q " /sys/kernel/debug " /proc/mounts || mount -t debugfs debugfs /sys/kernel/debug
+debugfs_mounted
 [ -w $DDC ] && echo 'file kernel/livepatch/transition.c +p' >$DDC
 
 # livepatch-sample: cmdline_proc_show() replaced
