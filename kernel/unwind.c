@@ -20,6 +20,8 @@
  * kthreads) or the idle task's first frame.  Any other end, and anything
  * dubious on the way, makes it unreliable (livepatch then retries later).
  */
+#define pr_fmt(fmt) "sframe: " fmt
+
 #include <linux/debugfs.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
@@ -66,8 +68,10 @@ EXPORT_SYMBOL_GPL(sframe_unwind_strerror);
 /* The walk stays usable (best effort) but is no longer reliable. */
 static void sframe_uw_unreliable(struct sframe_unwind_state *state, int error)
 {
-	if (state->reliable || !state->error)
+	if (state->reliable || !state->error) {
 		state->error = error;
+		state->error_pc = state->pc;
+	}
 	state->reliable = false;
 }
 
@@ -251,18 +255,16 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 
 	if (state->done || state->stopped)
 		return false;
-	/* (a return address: rest_init() ends with its call) */
-	if (state->task == &init_task && !state->exact &&
-	    sframe_uw_in_rest_init(state->pc - 1)) {
-		state->done = true;
-		return false;
-	}
 	if (++state->frames > SFRAME_UNWIND_MAX_FRAMES)
 		return sframe_uw_stop(state, SFRAME_UW_TOO_DEEP);
 
 	/* A return address may follow a call at the very end of a function. */
 	lookup = state->exact ? state->pc : state->pc - 1;
 	sp = state->sp;
+	if (state->task == &init_task && sframe_uw_in_rest_init(lookup)) {
+		state->done = true;
+		return false;
+	}
 
 	/* Both answers at once, usually from the per-CPU lookup cache. */
 	err = sframe_kernel_lookup(lookup, &a, &rule);
@@ -511,8 +513,8 @@ noinline int sframe_stack_walk_reliable(stack_trace_consume_fn consume_entry,
 	} else if (state.error > SFRAME_UW_OK && state.error < SFRAME_UW_MAX) {
 		atomic_long_inc(&sframe_reliable_count[state.error]);
 		/* dynamic debug: file unwind.c +p */
-		pr_debug_ratelimited("sframe: %s:%d: unreliable at %pB: %s\n",
-				     task->comm, task->pid, (void *)state.pc,
+		pr_debug_ratelimited("%s:%d: unreliable at %pB: %s\n",
+				     task->comm, task->pid, (void *)state.error_pc,
 				     sframe_unwind_strerror(state.error));
 	} else {
 		atomic_long_inc(&sframe_reliable_stopped);
@@ -640,11 +642,11 @@ static int sframe_reliable_set(const char *val, const struct kernel_param *kp)
 	} else if (sysfs_streq(val, "arch") && IS_ENABLED(CONFIG_X86_64)) {
 		WRITE_ONCE(sframe_reliable_arch, true);
 	} else {
-		pr_warn("sframe: reliable=%s: expected \"sframe\"%s\n", val,
+		pr_warn("reliable=%s: expected \"sframe\"%s\n", val,
 			IS_ENABLED(CONFIG_X86_64) ? " or \"arch\"" : "");
 		return -EINVAL;
 	}
-	pr_info("sframe: arch_stack_walk_reliable() uses %s\n",
+	pr_info("arch_stack_walk_reliable() uses %s\n",
 		sframe_reliable_arch ? "the architecture's unwinder" : "SFrame");
 	return 0;
 }

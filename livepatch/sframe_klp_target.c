@@ -44,7 +44,13 @@ static int sfk_sleep_result, sfk_spin_result;
 static DEFINE_MUTEX(sfk_lock);
 static struct dentry *sfk_dir;
 
-/* Replaced by sframe_klp_patch.ko, which returns 2. */
+/**
+ * sfk_sleep_func() - sleep until released (the "sleep" file)
+ *
+ * Replaced by sframe_klp_patch.ko, whose version returns 2 at once.
+ *
+ * Return: 1.
+ */
 noinline int sfk_sleep_func(void)
 {
 	wait_event_interruptible(sfk_wq, READ_ONCE(sfk_sleep_release));
@@ -52,7 +58,12 @@ noinline int sfk_sleep_func(void)
 }
 EXPORT_SYMBOL_GPL(sfk_sleep_func);
 
-/* Runs until stopped; callers see its time in the interrupted frames. */
+/**
+ * sfk_spin_inner() - spin until stopped (the "spin" file)
+ *
+ * Where the timer interrupt finds the spinner: its caller,
+ * sfk_spin_outer(), is on the stack below the exception boundary.
+ */
 noinline void sfk_spin_inner(void)
 {
 	while (!READ_ONCE(sfk_spin_stop))
@@ -60,7 +71,13 @@ noinline void sfk_spin_inner(void)
 }
 EXPORT_SYMBOL_GPL(sfk_spin_inner);
 
-/* Replaced by sframe_klp_patch.ko, which returns 2. */
+/**
+ * sfk_spin_outer() - call sfk_spin_inner()
+ *
+ * Replaced by sframe_klp_patch.ko, whose version returns 2 at once.
+ *
+ * Return: 1.
+ */
 noinline int sfk_spin_outer(void)
 {
 	sfk_spin_inner();
@@ -76,7 +93,14 @@ static noinline int sfk_secret(void)
 	return READ_ONCE(sfk_secret_val);
 }
 
-/* Replaced by sframe_klp_reloc.ko, which returns sfk_secret() + 1. */
+/**
+ * sfk_reloc_func() - what the "reloc" file shows
+ *
+ * Replaced by sframe_klp_reloc.ko, whose version calls the static
+ * sfk_secret() through a livepatch relocation and returns 42.
+ *
+ * Return: 1.
+ */
 noinline int sfk_reloc_func(void)
 {
 	return sfk_secret() - 40;

@@ -46,7 +46,7 @@ stage() {
 numbers() {
 	local v=$OUT/vmlinux t s orc fdes
 	{
-		echo "build: $(cat "$OUT/.build-time")"
+		echo "build (the last build-kernel.sh run, incremental or not): $(cat "$OUT/.build-time")"
 		t=$(size -A "$v" | awk '$1 == ".text" { print $2 }')
 		s=$(size -A "$v" | awk '$1 == ".sframe" { print $2 }')
 		echo "vmlinux .text $t B, .sframe $s B ($(echo "scale=1; 100 * $s / $t" | bc)% of .text)"

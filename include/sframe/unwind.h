@@ -82,6 +82,7 @@ struct sframe_stack {
  * @stopped: the walk cannot continue (see @error)
  * @reliable: no frame so far failed a reliability rule
  * @error: first reason (enum sframe_unwind_error) for !@reliable or @stopped
+ * @error_pc: the PC of the frame where @error was found
  * @frames: frames visited so far
  * @stack: the stack the current frame lies on
  * @stacks: stacks not yet visited
@@ -95,6 +96,7 @@ struct sframe_unwind_state {
 	struct pt_regs *regs;
 	bool exact, lr_valid, done, stopped, reliable;
 	int error;
+	unsigned long error_pc;
 	unsigned int frames;
 	struct sframe_stack stack;
 	struct sframe_stack stacks[SFRAME_UNWIND_MAX_STACKS];
