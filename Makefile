@@ -24,7 +24,7 @@ SAN_CFLAGS	:= -O1 -g -std=gnu11 $(CWARN) -Iinclude \
 		   -fno-omit-frame-pointer
 FUZZ_SECONDS	?= 600
 
-CORE		:= kernel/sframe.c
+CORE		:= lib/sframe/sframe.c
 CORE_HDRS	:= $(wildcard include/sframe/*.h)
 TOOL_SRCS	:= tools/dump.c tools/elf.c
 TOOL_HDRS	:= tools/dump.h tools/elf.h
@@ -64,7 +64,7 @@ $(HOST)/test-%: tools/testing/test-%.c $(TEST_SRCS) $(TOOL_SRCS) $(CORE) $(TEST_
 	$(CC) $(SAN_CFLAGS) -o $@ $< $(TEST_SRCS) $(TOOL_SRCS) $(CORE)
 
 # The core recompiled with a fault-injecting accessor (it includes
-# kernel/sframe.c itself, as a user-memory build would).
+# lib/sframe/sframe.c itself, as a user-memory build would).
 $(HOST)/test-accessor: tools/testing/test-accessor.c tools/testing/fault-access.h tools/elf.c $(CORE) $(CORE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(SAN_CFLAGS) -Itools/testing -o $@ $< tools/elf.c

@@ -17,7 +17,7 @@
  *
  * Reading.  The section is user memory and the process may change it at
  * any time.  Every lookup opens it again through the user-memory build of
- * the core (kernel/sframe_user.c: copy_from_user_nofault(), so a missing
+ * the core (kernel/core_uaccess.c: copy_from_user_nofault(), so a missing
  * page is a failed read, never a fault): the header is validated on every
  * use and every later read is bounds-checked; nothing read earlier is
  * trusted.  A hostile section can only make the chain wrong or short.
@@ -55,7 +55,7 @@
 #include <sframe/kernel.h>
 #include <sframe/sframe.h>
 #include <sframe/user.h>
-#include "sframe_user_access.h"
+#include "core_uaccess.h"
 #ifdef CONFIG_ARM64
 #include <asm/pointer_auth.h>
 #endif

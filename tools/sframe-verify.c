@@ -33,7 +33,7 @@
  * Exit status: 0 clean (or --policy warn), 1 unknown findings or too few
  * fixup slots, 2 malformed input or bad usage.
  *
- * Built from this file, tools/elf.c and kernel/sframe.c (-Iinclude); plain
+ * Built from this file, tools/elf.c and lib/sframe/sframe.c (-Iinclude); plain
  * C and libc only, so it can also be a kernel hostprog.
  */
 #include <errno.h>

@@ -8,7 +8,7 @@
  *   test-accessor FIXTURE...   raw sections X.sframe with X.meta
  */
 #define SFRAME_ACCESS_HEADER "fault-access.h"
-#include "../../kernel/sframe.c"
+#include "../../lib/sframe/sframe.c"
 
 #include <stdio.h>
 #include <stdlib.h>

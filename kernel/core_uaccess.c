@@ -2,7 +2,7 @@
 /*
  * The SFrame core again, reading sections in user memory.
  *
- * kernel/sframe.c is compiled a second time with an accessor that copies
+ * lib/sframe/sframe.c is compiled a second time with an accessor that copies
  * with copy_from_user_nofault(): a missing page, an address outside the
  * user address space or a context where user memory cannot be touched
  * makes the read fail with -SFRAME_E_FAULT, which every caller of the
@@ -23,6 +23,11 @@
 #define sframe_find		sframe_user_find
 #define sframe_validate		sframe_user_validate
 
-#define SFRAME_ACCESS_HEADER	"sframe_user_access.h"	/* kernel/, see Kbuild */
+#define SFRAME_ACCESS_HEADER	"core_uaccess.h"	/* kernel/, see Kbuild */
 
-#include "sframe.c"
+/*
+ * Kbuild compiles a source file once per directory, so the second object
+ * of the same source is this wrapper rather than a second rule for
+ * lib/sframe/sframe.c.
+ */
+#include "../lib/sframe/sframe.c"

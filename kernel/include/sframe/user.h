@@ -29,8 +29,8 @@ struct sframe_rule;
 #ifdef CONFIG_SFRAME_USER_UNWIND
 
 /*
- * The SFrame core built for sections in user memory (kernel/sframe_user.c:
- * sframe_open() and sframe_find() of kernel/sframe.c, same code).
+ * The SFrame core built for sections in user memory (kernel/core_uaccess.c:
+ * sframe_open() and sframe_find() of lib/sframe/sframe.c, same code).
  */
 int sframe_user_open(struct sframe_section *sec, const void *data, u64 size,
 		     u64 addr, unsigned int opts);

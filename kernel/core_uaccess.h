@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Accessor of kernel/sframe_user.c: section bytes in user memory.
+ * Accessor of kernel/core_uaccess.c: section bytes in user memory.
  *
  * Every section the user-memory core sees is the first member of a struct
  * sframe_user_cursor (kernel/unwind_user.c makes them), whose small window
