@@ -189,11 +189,8 @@ static DEFINE_MUTEX(sframe_modules_lock);
  * @data: first byte of the section
  * @size: upper bound of its size (the SFrame header gives the real one)
  * @addr: its run-time address
- * @module: the section comes from a module: binutils 2.40 (SFrame v1)
- *          leaves PC-relative start addresses there after relocation
- *          although the header does not say so; and the assembler's
- *          "sorted" flag describes the object's sections, which the
- *          loader places apart (.text, .init.text), so it is ignored
+ * @module: the section comes from a module, relocated by the loader
+ *          (%SFRAME_OPEN_RELOCATED says what that changes)
  *
  * Return: 0, or a negative SFRAME_E_* code (or -SFRAME_E_INDEX when the
  * index cannot be allocated: the section is then usable unindexed).
@@ -206,13 +203,10 @@ int sframe_table_init(struct sframe_section *sec, u32 **index,
 	int err;
 
 	*index = NULL;
-	err = sframe_open(sec, data, size, addr, 0);
-	if (!err && module && sec->version == SFRAME_VERSION_1)
-		err = sframe_open(sec, data, size, addr, SFRAME_OPEN_PCREL);
+	err = sframe_open(sec, data, size, addr,
+			  module ? SFRAME_OPEN_RELOCATED : 0);
 	if (err)
 		return err;
-	if (module)
-		sec->flags &= ~SFRAME_F_FDE_SORTED;
 	err = sframe_validate(sec, NULL, NULL);
 	if (err)
 		return err;

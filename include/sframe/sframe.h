@@ -68,8 +68,19 @@ enum sframe_error {
 };
 
 /* sframe_open() options. */
-/* Starts are PC-relative whatever the flags say (relocated v1 in modules). */
+/* Starts are PC-relative whatever the flags say. */
 #define SFRAME_OPEN_PCREL	0x1
+/*
+ * The section of a relocatable object (a module, an `ld -r` output) after
+ * its relocations were applied.  gas writes every start field with a
+ * PC-relative relocation, so starts are PC-relative whatever the version
+ * and flags say (binutils 2.40's v1 says nothing); and the "sorted" flag,
+ * which describes the object's own text sections before the loader or
+ * linker placed them apart (.text, .init.text), is ignored.  The one
+ * place these quirks are known: the kernel's module loader and
+ * sframe-verify both open such sections with this option.
+ */
+#define SFRAME_OPEN_RELOCATED	0x2
 
 /*
  * Alignment of the sections of a sequence (sframe_open_part()): the

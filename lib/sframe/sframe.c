@@ -250,7 +250,8 @@ int sframe_open(struct sframe_section *sec, const void *data, u64 size,
 	u8 valid_flags;
 	int err;
 
-	if (!sec || !data || (opts & ~SFRAME_OPEN_PCREL))
+	if (!sec || !data ||
+	    (opts & ~(SFRAME_OPEN_PCREL | SFRAME_OPEN_RELOCATED)))
 		return -SFRAME_E_INVAL;
 	if (size < SFRAME_HDR_SIZE)
 		return -SFRAME_E_TRUNCATED;
@@ -317,9 +318,11 @@ int sframe_open(struct sframe_section *sec, const void *data, u64 size,
 	sec->fre_base = fre_base;
 	sec->fre_end = fre_end;
 	sec->size = fre_end;
-	sec->pcrel = (opts & SFRAME_OPEN_PCREL) ||
+	sec->pcrel = (opts & (SFRAME_OPEN_PCREL | SFRAME_OPEN_RELOCATED)) ||
 		     (sec->version >= SFRAME_VERSION_2 &&
 		      (sec->flags & SFRAME_F_FDE_FUNC_START_PCREL));
+	if (opts & SFRAME_OPEN_RELOCATED)
+		sec->flags &= ~SFRAME_F_FDE_SORTED;
 	return 0;
 }
 EXPORT_SYMBOL_GPL(sframe_open);

@@ -585,6 +585,44 @@ static void test_malformed(struct fixture *fx)
 	free(buf);
 }
 
+/*
+ * SFRAME_OPEN_RELOCATED (a module's section, relocated by the loader):
+ * starts become PC-relative, each one its field's offset further than the
+ * section-relative reading, and the "sorted" flag is dropped.
+ */
+static void test_relocated(struct fixture *fx)
+{
+	struct sframe_section sec, rel;
+	struct sframe_fde a, b;
+	unsigned int i;
+	int err;
+
+	t_begin("relocated: %s", fx->path);
+	err = sframe_open(&sec, fx->data, fx->size, fx->addr, 0) ||
+	      sframe_open(&rel, fx->data, fx->size, fx->addr,
+			  SFRAME_OPEN_RELOCATED);
+	T_CHECK(!err, "open");
+	if (err)
+		goto out;
+	T_CHECK(rel.pcrel && !(rel.flags & SFRAME_F_FDE_SORTED) &&
+		(rel.flags | SFRAME_F_FDE_SORTED) ==
+		(sec.flags | SFRAME_F_FDE_SORTED),
+		"flags 0x%x pcrel %d", rel.flags, rel.pcrel);
+	for (i = 0; i < sec.num_fdes; i++) {
+		uint64_t want = sec.pcrel ? 0 : sec.fde_base +
+				(uint64_t)i * sec.fde_size;
+
+		if (sframe_get_fde(&sec, i, &a) || sframe_get_fde(&rel, i, &b)) {
+			T_CHECK(0, "fde %u", i);
+			break;
+		}
+		T_CHECK(b.start - a.start == want, "fde %u: start 0x%" PRIx64
+			" relocated 0x%" PRIx64, i, a.start, b.start);
+	}
+out:
+	t_end();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct encode_opts variants[] = {
@@ -625,6 +663,7 @@ int main(int argc, char **argv)
 		if (sframe_open(&sec, fx.data, fx.size, fx.addr, 0) == 0 &&
 		    !load_rows(&fx, rows, sec.fixed_ra))
 			test_rows(&fx);
+		test_relocated(&fx);
 		test_index(&fx, 4);
 		test_index(&fx, 12);
 		for (v = 0; v < ARRAY_SIZE(variants); v++) {
