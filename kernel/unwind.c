@@ -27,7 +27,9 @@
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/moduleparam.h>
+#include <linux/printk.h>
 #include <linux/ptrace.h>
+#include <linux/ratelimit.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/start_kernel.h>
@@ -479,6 +481,24 @@ EXPORT_SYMBOL_GPL(sframe_stack_walk);
 NOKPROBE_SYMBOL(sframe_stack_walk);
 
 /*
+ * Like ORC's orc_warn(): a failed reliable walk of current is a defect in
+ * the unwind data or the unwinder (current's stack cannot change under the
+ * walk), so it is logged with PC, symbol and reason.  Other tasks' walks
+ * fail for ordinary reasons during a livepatch transition (the task was
+ * interrupted where no rule is reliable): those are only counted, and
+ * logged with dynamic debug.  printk_deferred(): reliable walks of other
+ * tasks run under task_call_func()'s runqueue lock, where printk() could
+ * deadlock; __ratelimit() only trylocks.
+ */
+static DEFINE_RATELIMIT_STATE(sframe_warn_rs, 5 * HZ, 10);
+
+#define sframe_warn(fmt, ...)						\
+do {									\
+	if (__ratelimit(&sframe_warn_rs))				\
+		printk_deferred(KERN_WARNING pr_fmt(fmt), ##__VA_ARGS__); \
+} while (0)
+
+/*
  * Reliable walks by outcome, for livepatch transitions: [SFRAME_UW_OK]
  * counts the reliable ones, the others the unreliable ones by the first
  * problem found; sframe_reliable_stopped those the consumer stopped.
@@ -512,10 +532,16 @@ noinline int sframe_stack_walk_reliable(stack_trace_consume_fn consume_entry,
 		atomic_long_inc(&sframe_reliable_count[SFRAME_UW_OK]);
 	} else if (state.error > SFRAME_UW_OK && state.error < SFRAME_UW_MAX) {
 		atomic_long_inc(&sframe_reliable_count[state.error]);
-		/* dynamic debug: file unwind.c +p */
-		pr_debug_ratelimited("%s:%d: unreliable at %pB: %s\n",
-				     task->comm, task->pid, (void *)state.error_pc,
-				     sframe_unwind_strerror(state.error));
+		if (task == current)
+			sframe_warn("%s:%d: own stack unreliable at %pB: %s\n",
+				    task->comm, task->pid,
+				    (void *)state.error_pc,
+				    sframe_unwind_strerror(state.error));
+		else	/* dynamic debug: file unwind.c +p */
+			pr_debug_ratelimited("%s:%d: unreliable at %pB: %s\n",
+					     task->comm, task->pid,
+					     (void *)state.error_pc,
+					     sframe_unwind_strerror(state.error));
 	} else {
 		atomic_long_inc(&sframe_reliable_stopped);
 	}
