@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # checkpatch --strict, sparse (C=2, x86_64 build) and kernel-doc over our
-# sources. One summary line per tool; PASS/FAIL lines (one per file for
+# sources, and the form of the patch series (scripts/check-series.sh). One summary line per tool; PASS/FAIL lines (one per file for
 # checkpatch and kernel-doc) in build/results/lint.txt, details in
 # build/logs/lint-*.log.
 set -euo pipefail
@@ -67,6 +67,12 @@ else
 		echo "FAIL: lint: sparse ($n warnings)" >>"$res"
 	echo "[lint] sparse: $n warnings (log: ${log#"$ROOT"/})"
 fi
+
+# The patch series: numbered mails with a why and a sign-off, applying
+# with git am and patch -p1 alike.
+"$ROOT/scripts/check-series.sh" >"$LOGS/lint-series.log" 2>&1
+cat "$LOGS/lint-series.log" >>"$res"
+echo "[lint] series: $(grep -c '^PASS' "$LOGS/lint-series.log") passed, $(grep -c '^FAIL' "$LOGS/lint-series.log") failed (log: build/logs/lint-series.log)"
 
 grep '^FAIL' "$res" | sed 's/^/  /' || true
 ! grep -q '^FAIL' "$res"
