@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # checkpatch --strict, sparse (C=2, x86_64 build) and kernel-doc over our
-# sources, and the form of the patch series (scripts/check-series.sh). One summary line per tool; PASS/FAIL lines (one per file for
+# sources, and the form of the patch series (scripts/check-series.sh).
+# One summary line per tool; PASS/FAIL lines (one per file for
 # checkpatch and kernel-doc) in build/results/lint.txt, details in
 # build/logs/lint-*.log.
 set -euo pipefail
