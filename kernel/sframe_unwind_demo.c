@@ -34,6 +34,7 @@
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <sframe/kernel.h>
+#include <sframe/park.h>
 #include <sframe/unwind.h>
 
 static bool show;
@@ -63,50 +64,6 @@ static bool demo_store(void *cookie, unsigned long addr)
 		return false;
 	t->e[t->n++] = addr;
 	return true;
-}
-
-/* ---- a chain of this module's functions -------------------------------- */
-
-struct demo_ctx {
-	bool spin;
-	struct completion ready, release;
-	atomic_t fired;
-};
-
-static noinline int demo_leaf(struct demo_ctx *c)
-{
-	if (c->spin) {
-		while (!atomic_read(&c->fired))
-			cpu_relax();
-	} else {
-		complete(&c->ready);
-		wait_for_completion(&c->release);
-	}
-	return atomic_read(&c->fired);
-}
-
-static noinline int demo_middle(struct demo_ctx *c)
-{
-	int r = demo_leaf(c);
-
-	barrier_data(&r);
-	return r + 1;
-}
-
-static noinline int demo_top(struct demo_ctx *c)
-{
-	int r = demo_middle(c);
-
-	barrier_data(&r);
-	return r * 2;
-}
-
-static int demo_thread(void *arg)
-{
-	demo_top(arg);
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(HZ);
-	return 0;
 }
 
 /* ---- show ---------------------------------------------------------------- */
@@ -170,7 +127,7 @@ static int demo_walk_pair(struct task_struct *task, void *arg)
 static void demo_show_blocked(void)
 {
 	struct task_struct *task;
-	struct demo_ctx c = { };
+	struct sframe_park c = { };
 	struct demo_pair *p;
 	int tries, ret;
 	char what[64];
@@ -178,15 +135,11 @@ static void demo_show_blocked(void)
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		return;
-	init_completion(&c.ready);
-	init_completion(&c.release);
-	task = kthread_run(demo_thread, &c, "sfdemo_blocked");
+	task = sframe_park_start(&c, "sfdemo_blocked");
 	if (IS_ERR(task)) {
 		kfree(p);
 		return;
 	}
-	get_task_struct(task);
-	wait_for_completion(&c.ready);
 	/* Until it sleeps in wait_for_completion(): at most ~2 s. */
 	for (tries = 0; tries < 1000; tries++) {
 		ret = sframe_unwind_call_blocked(task, demo_walk_pair, p);
@@ -205,15 +158,13 @@ static void demo_show_blocked(void)
 		pr_info("blocked task: could not catch it asleep (%d)\n", ret);
 	}
 
-	complete(&c.release);
-	kthread_stop(task);
-	put_task_struct(task);
+	sframe_park_stop(&c, task);
 	kfree(p);
 }
 
 struct demo_timer {
 	struct hrtimer timer;
-	struct demo_ctx c;
+	struct sframe_park c;
 	struct demo_trace ours, ref;
 	struct sframe_unwind_state st;
 	int ret;
@@ -244,7 +195,7 @@ static int demo_irq_thread(void *arg)
 	struct demo_timer *tm = arg;
 
 	hrtimer_start(&tm->timer, ms_to_ktime(10), HRTIMER_MODE_REL_HARD);
-	demo_top(&tm->c);
+	sframe_park_fn1(&tm->c);
 	hrtimer_cancel(&tm->timer);
 	complete(&tm->c.ready);
 	while (!kthread_should_stop())
@@ -259,7 +210,7 @@ static void demo_show_irq(void)
 
 	if (!tm)
 		return;
-	tm->c.spin = true;
+	tm->c.mode = SFRAME_PARK_SPIN;
 	init_completion(&tm->c.ready);
 	hrtimer_init(&tm->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	tm->timer.function = demo_timer_fn;

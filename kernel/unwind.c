@@ -495,7 +495,7 @@ static DEFINE_RATELIMIT_STATE(sframe_warn_rs, 5 * HZ, 10);
 #define sframe_warn(fmt, ...)						\
 do {									\
 	if (__ratelimit(&sframe_warn_rs))				\
-		printk_deferred(KERN_WARNING pr_fmt(fmt), ##__VA_ARGS__); \
+		printk_deferred(KERN_WARNING pr_fmt(fmt), ##__VA_ARGS__);	\
 } while (0)
 
 /*

@@ -19,6 +19,7 @@
 #include <linux/sched/task_stack.h>
 #include <linux/umh.h>
 #include <sframe/kernel.h>
+#include <sframe/park.h>
 #include <sframe/unwind.h>
 #include "sframe_kunit.h"
 
@@ -218,42 +219,12 @@ MODULE_PARM_DESC(peer_ko, "another module to load and unload around the walks");
 
 #define SFM_MAX	48
 
+/* The parked chain and the trace of its last walk. */
 struct sfm_park {
-	struct completion ready, release;
+	struct sframe_park park;
 	unsigned long e[SFM_MAX];
 	unsigned int n;
 };
-
-static noinline int sfm_park_leaf(struct sfm_park *p)
-{
-	complete(&p->ready);
-	wait_for_completion(&p->release);
-	return READ_ONCE(p->n);
-}
-
-static noinline int sfm_park_mid(struct sfm_park *p)
-{
-	int r = sfm_park_leaf(p);
-
-	barrier_data(&r);
-	return r + 1;
-}
-
-static noinline int sfm_park_top(struct sfm_park *p)
-{
-	int r = sfm_park_mid(p);
-
-	barrier_data(&r);
-	return r * 3;
-}
-
-static int sfm_thread(void *arg)
-{
-	sfm_park_top(arg);
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(HZ);
-	return 0;
-}
 
 static bool sfm_store(void *cookie, unsigned long addr)
 {
@@ -287,8 +258,9 @@ static int sfm_walk_pinned(struct task_struct *task, void *arg)
 static void sfm_walk(struct kunit *test, struct sfm_park *p,
 		     struct task_struct *task, const char *when)
 {
-	void *const chain[] = { sfm_park_leaf, sfm_park_mid, sfm_park_top,
-				sfm_thread };
+	void *const chain[] = { sframe_park_leaf, sframe_park_fn3,
+				sframe_park_fn2, sframe_park_fn1,
+				sframe_park_thread };
 	struct sfm_walk w = { .p = p };
 	unsigned long sym, size;
 	unsigned int i, k;
@@ -349,12 +321,8 @@ static void sframe_module_unwind(struct kunit *test)
 		*strchr(peer, '.') = '\0';
 	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	init_completion(&p->ready);
-	init_completion(&p->release);
-	task = kthread_run(sfm_thread, p, "sfm_parked");
+	task = sframe_park_start(&p->park, "sfm_parked");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
-	get_task_struct(task);
-	wait_for_completion(&p->ready);
 	sfm_walk(test, p, task, "alone");
 	loaded = sfm_umh("/bin/insmod", peer_ko);
 	kunit_info(test, "insmod %s: %d\n", peer_ko, loaded);
@@ -364,9 +332,7 @@ static void sframe_module_unwind(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, ret, 0, "rmmod %s", peer);
 		sfm_walk(test, p, task, "after that module's unload");
 	}
-	complete(&p->release);
-	kthread_stop(task);
-	put_task_struct(task);
+	sframe_park_stop(&p->park, task);
 	if (loaded)
 		kunit_skip(test, "no peer module %s (usermode helper: %d)",
 			   peer_ko, loaded);

@@ -23,6 +23,7 @@
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
 #include <sframe/kernel.h>
+#include <sframe/park.h>
 #include <sframe/unwind.h>
 #ifdef CONFIG_X86_64
 #include <asm/insn.h>
@@ -56,60 +57,7 @@ static bool sfu_store(void *cookie, unsigned long addr)
 	return true;
 }
 
-/* ---- the chains ------------------------------------------------------ */
-
-struct sfu_ctx {
-	int mode;
-	struct completion ready, release;
-	atomic_t fired;
-	int sink;
-};
-
-enum { SFU_PARK, SFU_SPIN, SFU_PROBE };
-
-static noinline int sfu_leaf(struct sfu_ctx *c)
-{
-	switch (c->mode) {
-	case SFU_PARK:
-		complete(&c->ready);
-		wait_for_completion(&c->release);
-		break;
-	case SFU_SPIN:
-		while (!atomic_read(&c->fired))
-			cpu_relax();
-		break;
-	default:
-		WRITE_ONCE(c->sink, READ_ONCE(c->sink) + 1);
-		break;
-	}
-	return READ_ONCE(c->sink);
-}
-
-static noinline int sfu_func3(struct sfu_ctx *c)
-{
-	int r = sfu_leaf(c);
-
-	barrier_data(&r);
-	return r + 3;
-}
-
-static noinline int sfu_func2(struct sfu_ctx *c)
-{
-	int r = sfu_func3(c);
-
-	barrier_data(&r);
-	return r + 2;
-}
-
-static noinline int sfu_func1(struct sfu_ctx *c)
-{
-	int r = sfu_func2(c);
-
-	barrier_data(&r);
-	return r * 5 + 1;
-}
-
-static void *const sfu_chain[] = { sfu_leaf, sfu_func3, sfu_func2, sfu_func1 };
+/* ---- the chain: <sframe/park.h> ------------------------------------- */
 
 /* A saved return address as code address: arm64 may have signed it (PAC). */
 static unsigned long sfu_code(unsigned long word)
@@ -171,38 +119,15 @@ static void sfu_print(struct kunit *test, const char *what,
 
 /* ---- (a) a parked kthread -------------------------------------------- */
 
-static int sfu_thread_fn(void *arg)
+static struct task_struct *sfu_park(struct kunit *test, struct sframe_park *c)
 {
-	struct sfu_ctx *c = arg;
+	struct task_struct *task = sframe_park_start(c, "sfu_parked");
 
-	c->sink = sfu_func1(c);
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(HZ);
-	return 0;
-}
-
-static struct task_struct *sfu_park(struct kunit *test, struct sfu_ctx *c)
-{
-	struct task_struct *task;
-
-	c->mode = SFU_PARK;
-	init_completion(&c->ready);
-	init_completion(&c->release);
-	task = kthread_run(sfu_thread_fn, c, "sfu_parked");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
-	get_task_struct(task);
-	wait_for_completion(&c->ready);
 	/* Until it sleeps in wait_for_completion(). */
 	while (!wait_task_inactive(task, TASK_UNINTERRUPTIBLE))
 		usleep_range(1000, 2000);
 	return task;
-}
-
-static void sfu_unpark(struct sfu_ctx *c, struct task_struct *task)
-{
-	complete(&c->release);
-	kthread_stop(task);
-	put_task_struct(task);
 }
 
 static int sfu_walk_task(struct task_struct *task, struct sfu_trace *t,
@@ -224,7 +149,7 @@ static void sfu_test_parked(struct kunit *test)
 	struct sframe_unwind_state st;
 	struct sfu_trace t, ref = { };
 	struct task_struct *task;
-	struct sfu_ctx *c;
+	struct sframe_park *c;
 	int ret, at;
 
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
@@ -236,7 +161,7 @@ static void sfu_test_parked(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "walk unreliable: %s",
 			    sframe_unwind_strerror(st.error));
 	KUNIT_EXPECT_TRUE(test, st.done);
-	at = sfu_find_chain(&t, 0, sfu_chain, ARRAY_SIZE(sfu_chain));
+	at = sfu_find_chain(&t, 0, sframe_park_chain, ARRAY_SIZE(sframe_park_chain));
 	KUNIT_EXPECT_GE_MSG(test, at, 0, "chain leaf..func1 not found in order");
 	if (at >= 0) {
 		void *const rest[] = { sfu_thread_fn };
@@ -261,7 +186,7 @@ static void sfu_test_parked(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.n, ref.n);
 	KUNIT_EXPECT_EQ(test, memcmp(t.e, ref.e, sizeof(long) * min(t.n, ref.n)), 0);
 
-	sfu_unpark(c, task);
+	sframe_park_stop(c, task);
 }
 
 /* ---- (d) every task against the reference unwinder ------------------- */
@@ -402,7 +327,7 @@ static void sfu_test_idle_tasks(struct kunit *test)
 
 struct sfu_timer {
 	struct hrtimer timer;
-	struct sfu_ctx *c;
+	struct sframe_park *c;
 	struct sfu_trace t;
 	struct sframe_unwind_state st;
 	int ret;
@@ -421,19 +346,19 @@ static enum hrtimer_restart sfu_timer_fn(struct hrtimer *h)
 static void sfu_test_irq(struct kunit *test)
 {
 	struct sfu_timer *tm;
-	struct sfu_ctx *c;
+	struct sframe_park *c;
 	int at;
 
 	tm = kunit_kzalloc(test, sizeof(*tm), GFP_KERNEL);
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, tm);
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	c->mode = SFU_SPIN;
+	c->mode = SFRAME_PARK_SPIN;
 	tm->c = c;
 	hrtimer_init(&tm->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	tm->timer.function = sfu_timer_fn;
 	hrtimer_start(&tm->timer, ms_to_ktime(20), HRTIMER_MODE_REL_HARD);
-	sfu_func1(c);
+	sframe_park_fn1(c);
 	hrtimer_cancel(&tm->timer);
 
 	sfu_print(test, "timer interrupt in a spinning chain", &tm->t);
@@ -441,7 +366,7 @@ static void sfu_test_irq(struct kunit *test)
 			    sframe_unwind_strerror(tm->st.error));
 	KUNIT_EXPECT_TRUE(test, tm->st.done);
 	/* Below the boundary: exactly the interrupted chain. */
-	at = sfu_find_chain(&tm->t, 0, sfu_chain, ARRAY_SIZE(sfu_chain));
+	at = sfu_find_chain(&tm->t, 0, sframe_park_chain, ARRAY_SIZE(sframe_park_chain));
 	KUNIT_EXPECT_GE_MSG(test, at, 1, "interrupted chain not found in order");
 	if (at >= 1) {
 		void *const rest[] = { sfu_test_irq };
@@ -497,18 +422,18 @@ static void sfu_test_kprobes(struct kunit *test)
 {
 	unsigned int f, ok = 0, refused = 0, ftrace = 0, bad = 0, total = 0;
 	struct sfu_probe *sp;
-	struct sfu_ctx *c;
+	struct sframe_park *c;
 
 	sp = kunit_kzalloc(test, sizeof(*sp), GFP_KERNEL);
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, sp);
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	c->mode = SFU_PROBE;
+	c->mode = SFRAME_PARK_CALL;
 
-	for (f = 0; f < ARRAY_SIZE(sfu_chain); f++) {
+	for (f = 0; f < ARRAY_SIZE(sframe_park_chain); f++) {
 		unsigned long start, size, addr;
 
-		KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol((unsigned long)sfu_chain[f],
+		KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol((unsigned long)sframe_park_chain[f],
 							    &start, &size));
 		for (addr = start; addr < start + size; addr += sfu_insn_len(addr)) {
 			int err, at;
@@ -531,7 +456,7 @@ static void sfu_test_kprobes(struct kunit *test)
 				unregister_kprobe(&sp->kp);
 				continue;
 			}
-			sfu_func1(c);
+			sframe_park_fn1(c);
 			unregister_kprobe(&sp->kp);
 			if (!sp->hit) {
 				/* e.g. padding after the function's end */
@@ -541,8 +466,8 @@ static void sfu_test_kprobes(struct kunit *test)
 				continue;
 			}
 			/* The interrupted PC, then exactly the callers. */
-			at = sfu_find_chain(&sp->t, 0, sfu_chain + f,
-					    ARRAY_SIZE(sfu_chain) - f);
+			at = sfu_find_chain(&sp->t, 0, sframe_park_chain + f,
+					    ARRAY_SIZE(sframe_park_chain) - f);
 			if (sp->ret || at < 1 || sp->t.e[at] != addr) {
 				bad++;
 				KUNIT_FAIL(test, "kprobe at %pS: %s, chain at %d",
@@ -583,15 +508,15 @@ static void sfu_test_kretprobe(struct kunit *test)
 	struct sframe_unwind_state st;
 	struct task_struct *task;
 	struct sfu_trace t;
-	struct sfu_ctx *c;
+	struct sframe_park *c;
 	int ret;
 
 	rp = kunit_kcalloc(test, 2, sizeof(*rp), GFP_KERNEL);
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, rp);
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	rp[0].kp.addr = (kprobe_opcode_t *)sfu_func2;
-	rp[1].kp.addr = (kprobe_opcode_t *)sfu_func3;
+	rp[0].kp.addr = (kprobe_opcode_t *)sframe_park_fn2;
+	rp[1].kp.addr = (kprobe_opcode_t *)sframe_park_fn3;
 	rp[0].handler = sfu_kret_handler;
 	rp[1].handler = sfu_kret_handler;
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp[0]), 0);
@@ -602,9 +527,9 @@ static void sfu_test_kretprobe(struct kunit *test)
 	sfu_print(test, "parked kthread, kretprobes on func2 and func3", &t);
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "walk unreliable: %s",
 			    sframe_unwind_strerror(st.error));
-	KUNIT_EXPECT_GE(test, sfu_find_chain(&t, 0, sfu_chain,
-					     ARRAY_SIZE(sfu_chain)), 0);
-	sfu_unpark(c, task);
+	KUNIT_EXPECT_GE(test, sfu_find_chain(&t, 0, sframe_park_chain,
+					     ARRAY_SIZE(sframe_park_chain)), 0);
+	sframe_park_stop(c, task);
 	unregister_kretprobe(&rp[1]);
 	unregister_kretprobe(&rp[0]);
 }
@@ -661,13 +586,13 @@ static unsigned int sfu_count_trampolines(struct task_struct *task)
 
 static void sfu_test_fgraph(struct kunit *test)
 {
-	void *const hooked[] = { sfu_leaf, sfu_func3, sfu_func2 };
+	void *const hooked[] = { sframe_park_leaf, sframe_park_fn3, sframe_park_fn2 };
 	struct sframe_unwind_state st;
 	struct sfu_trace t, ref = { };
 	struct task_struct *task;
 	struct kretprobe *rp;
 	unsigned int i, tramps;
-	struct sfu_ctx *c;
+	struct sframe_park *c;
 	int ret, at;
 
 	rp = kunit_kzalloc(test, sizeof(*rp), GFP_KERNEL);
@@ -684,7 +609,7 @@ static void sfu_test_fgraph(struct kunit *test)
 	}
 	atomic_set(&sfu_graph_hooked, 0);
 	KUNIT_ASSERT_EQ(test, register_ftrace_graph(&sfu_graph_ops), 0);
-	rp->kp.addr = (kprobe_opcode_t *)sfu_func1;
+	rp->kp.addr = (kprobe_opcode_t *)sframe_park_fn1;
 	rp->handler = sfu_kret_handler;
 	ret = register_kretprobe(rp);
 	if (ret) {
@@ -704,7 +629,7 @@ static void sfu_test_fgraph(struct kunit *test)
 	KUNIT_EXPECT_GE(test, tramps, 3U);
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "walk unreliable: %s",
 			    sframe_unwind_strerror(st.error));
-	at = sfu_find_chain(&t, 0, sfu_chain, ARRAY_SIZE(sfu_chain));
+	at = sfu_find_chain(&t, 0, sframe_park_chain, ARRAY_SIZE(sframe_park_chain));
 	KUNIT_EXPECT_GE_MSG(test, at, 0, "original return addresses not reported");
 	if (at >= 0) {
 		void *const rest[] = { sfu_thread_fn };
@@ -723,7 +648,7 @@ static void sfu_test_fgraph(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.n, ref.n);
 	KUNIT_EXPECT_EQ(test, memcmp(t.e, ref.e, sizeof(long) * min(t.n, ref.n)), 0);
 
-	sfu_unpark(c, task);
+	sframe_park_stop(c, task);
 	unregister_kretprobe(rp);
 	unregister_ftrace_graph(&sfu_graph_ops);
 }
@@ -743,7 +668,7 @@ static void sfu_test_corrupt(struct kunit *test)
 	struct sframe_unwind_state st;
 	struct task_struct *task;
 	struct sfu_trace t;
-	struct sfu_ctx *c;
+	struct sframe_park *c;
 	unsigned int i;
 	const struct {
 		const char *what;
@@ -751,7 +676,7 @@ static void sfu_test_corrupt(struct kunit *test)
 	} bad[] = {
 		{ "return address 0", 0 },
 		{ "return address not text", (unsigned long)&jiffies },
-		{ "return address into the leaf (loop)", (unsigned long)sfu_leaf + 1 },
+		{ "return address into the leaf (loop)", (unsigned long)sframe_park_leaf + 1 },
 		{ "fake boundary (ret_from_fork)", (unsigned long)ret_from_fork + 4 },
 		{ "return address -1", ~0UL },
 	};
@@ -770,7 +695,7 @@ static void sfu_test_corrupt(struct kunit *test)
 	for (; (unsigned long)stack < end; stack++) {
 		unsigned long ra = sfu_code(*stack);
 
-		if (sfu_in(ra, sfu_func1) && ra != (unsigned long)sfu_func1) {
+		if (sfu_in(ra, sframe_park_fn1) && ra != (unsigned long)sframe_park_fn1) {
 			slot = stack;
 			break;
 		}
@@ -809,7 +734,7 @@ static void sfu_test_corrupt(struct kunit *test)
 #endif
 	/* Restored: reliable again. */
 	KUNIT_EXPECT_EQ(test, sfu_walk_task(task, &t, &st), 0);
-	sfu_unpark(c, task);
+	sframe_park_stop(c, task);
 }
 
 /* ---- the lookup cache gives the uncached answers ----------------------- */
@@ -821,10 +746,11 @@ static void sfu_test_cache(struct kunit *test)
 	sframe_kernel_cache_flush();
 	/* Pass 0 fills the cache, pass 1 reads it back. */
 	for (pass = 0; pass < 2; pass++) {
-		for (f = 0; f < ARRAY_SIZE(sfu_chain); f++) {
+		for (f = 0; f < ARRAY_SIZE(sframe_park_chain); f++) {
+			void *fn = sframe_park_chain[f];
 			unsigned long start, size, pc;
 
-			KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol((unsigned long)sfu_chain[f],
+			KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol((unsigned long)fn,
 								    &start, &size));
 			for (pc = start; pc < start + size; pc++) {
 				const struct sframe_annot *a;
