@@ -3,7 +3,7 @@
 #
 # make check-configs: our code builds in every configuration its Kconfig
 # allows.  For each arch and each combination below (our options on and
-# off; ftrace, the graph tracer, kprobes, modules, livepatch, KUnit, perf
+# off, the architecture's unwinder chosen instead of ours; ftrace, the graph tracer, kprobes, modules, livepatch, KUnit, perf
 # events and stack traces absent), configure tinyconfig + the combination
 # in build/kcfg-ARCH and compile only our objects (sframe-unwind/) and the
 # kernel files our patches touch.  Then check that the objects that must
@@ -25,7 +25,8 @@ no-perf:PERF_EVENTS=n
 no-kunit:KUNIT=n
 no-livepatch:LIVEPATCH=n
 no-stacktrace:STACKTRACE=n
-core-only:SFRAME_UNWINDER=n,SFRAME_UNWIND_VERIFY=n,SFRAME_USER_UNWIND=n
+arch-unwinder:SFRAME_UNWINDER_ARCH=y
+core-only:SFRAME_UNWINDER_ARCH=y,SFRAME_UNWIND_VERIFY=n,SFRAME_USER_UNWIND=n
 sframe-off:SFRAME_UNWIND=n
 "
 
