@@ -46,7 +46,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "../../include/sframe/format.h"
+#include <sframe/sframe.h>
 #include "perfring.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -58,13 +58,11 @@
 #define USER_END	(1ULL << 47)
 #define SFRAME_ABI	SFRAME_ABI_AMD64_ENDIAN_LITTLE
 #define LEAF_RA_SLOT	1	/* the leaf's return address is on the stack */
-#define RA_IN_FRE	0	/* FRE words: CFA, FP; RA at fixed_ra */
 #elif defined(__aarch64__)
 #define KERNEL_ADDR	0xffff800008000000ULL
 #define USER_END	(1ULL << 48)
 #define SFRAME_ABI	SFRAME_ABI_AARCH64_ENDIAN_LITTLE
 #define LEAF_RA_SLOT	0	/* in x30 */
-#define RA_IN_FRE	1	/* FRE words: CFA, RA, FP */
 #else
 #error "x86_64 or aarch64 only"
 #endif
@@ -637,19 +635,15 @@ HFN unsigned long run_chain(unsigned long x)
 
 /* ---- the section ---------------------------------------------------------- */
 
-struct fre {
-	uint32_t off;			/* start address field */
-	uint32_t info;			/* info byte */
-	uint32_t words;			/* first data word */
-	uint8_t asz, wsz, nwords;
-};
-
+/*
+ * The section as the SFrame core (lib/sframe/sframe.c, compiled in) opens
+ * it: every FDE, FRE and field this program forges is located through the
+ * core, for any SFrame version; nothing here decodes the format.
+ */
 struct fde {
-	uint32_t off;			/* the FDE entry */
-	uint64_t start;			/* resolved */
-	uint32_t size, fre_off, nfres;
-	uint8_t info;
-	uint32_t first, nparsed;	/* its FREs in sf.fres[] */
+	struct sframe_fde d;		/* decoded from the pristine copy */
+	u64 anchor;			/* start = anchor + the start field */
+	u32 first, nfres;		/* its FREs in sf.fres[] */
 };
 
 static struct {
@@ -662,55 +656,76 @@ static struct {
 	size_t page_len;
 	uint8_t *orig_pages;
 	off_t file_off;			/* of page in the executable, -1 */
-	unsigned int version, fde_size, hdr_end, flags;
-	uint32_t num_fdes, num_fres, fre_len, fdeoff, freoff;
-	uint32_t fde_base, fre_base, fre_end;
-	bool pcrel;
+	struct sframe_section sec;	/* the pristine copy, opened */
+	u32 hdr_end, fdeoff, freoff, fre_len;	/* raw header values */
 	struct fde *fdes;
-	struct fre *fres;
-	uint32_t nfres;
+	struct sframe_fre *fres;
+	u32 nfres;
 	int level_fde[NLEVELS];		/* FDE of each chain function, -1 */
-	uint32_t chain_fdes[NLEVELS];	/* distinct ones */
+	u32 chain_fdes[NLEVELS];	/* distinct ones */
 	int nchain;
 } sf;
 
 static int exe_fd = -1;
 static long page_size;
 
-static uint64_t get_le(const uint8_t *p, unsigned int n)
-{
-	uint64_t v = 0;
-
-	memcpy(&v, p, n);
-	return v;
-}
-
-static int64_t sext(uint64_t v, unsigned int n)
+/* n bytes at section offset off of the pristine copy, sign-extended */
+static s64 get_orig(u32 off, unsigned int n)
 {
 	unsigned int shift = 64 - 8 * n;
+	u64 v = 0;
 
-	return (int64_t)(v << shift) >> shift;
+	memcpy(&v, sf.orig + off, n);
+	return (s64)(v << shift) >> shift;
 }
 
 /* writes n bytes of v at section offset off (if inside the segment) */
-static void put(uint64_t off, uint64_t v, unsigned int n)
+static void put(u64 off, u64 v, unsigned int n)
 {
 	if (off > sf.len || n > sf.len - off)
 		return;
 	memcpy(sf.live + off, &v, n);
 }
 
-static uint32_t fde_entry(uint32_t i)
+/* the FDE index entry i (the core's stride) */
+static u32 fde_entry(u32 i)
 {
-	return sf.fde_base + i * sf.fde_size;
+	return sf.sec.fde_base + i * sf.sec.fde_size;
 }
 
-static int find_fde(uint64_t pc)
+/* where a field of FDE i lies; len 0: none in this version */
+static struct sframe_field fde_field(u32 i, enum sframe_field_id id)
 {
-	uint32_t i;
+	struct sframe_field f;
 
-	for (i = 0; i < sf.num_fdes; i++)
-		if (pc >= sf.fdes[i].start && pc - sf.fdes[i].start < sf.fdes[i].size)
+	if (sframe_fde_field(&sf.sec, &sf.fdes[i].d, id, &f))
+		f.len = 0;
+	return f;
+}
+
+/* where a field of an FRE of FDE i lies; len 0: the row has none */
+static struct sframe_field fre_field(u32 i, const struct sframe_fre *fr,
+				     enum sframe_field_id id)
+{
+	struct sframe_field f;
+
+	if (sframe_fre_field(&sf.sec, &sf.fdes[i].d, fr, id, &f))
+		f.len = 0;
+	return f;
+}
+
+static void put_field(struct sframe_field f, u64 v)
+{
+	put(f.off, v, f.len);
+}
+
+static int find_fde(u64 pc)
+{
+	u32 i;
+
+	for (i = 0; i < sf.sec.num_fdes; i++)
+		if (pc >= sf.fdes[i].d.start &&
+		    pc - sf.fdes[i].d.start < sf.fdes[i].d.size)
 			return i;
 	return -1;
 }
@@ -761,110 +776,87 @@ static int phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;			/* the executable only */
 }
 
-/* Parses the pristine copy; exits 2 when it is not the SFrame we expect. */
-static void parse_section(void)
+/* FDEs and FREs of the section as opened with opts; 0 or a core error */
+static int decode_section(unsigned int opts)
 {
-	const uint8_t *s = sf.orig;
-	uint64_t fde_end, fre_end;
-	uint32_t i, j, cap = 0;
-	int lv, mode;
+	u32 i, j, p, cap = 0;
+	int err;
 
-	if (sf.len < SFRAME_HDR_SIZE || get_le(s, 2) != SFRAME_MAGIC)
-		die(2, ".sframe: no SFrame magic");
-	sf.version = s[SFRAME_HDR_VERSION];
-	if (sf.version != SFRAME_VERSION_1 && sf.version != SFRAME_VERSION_2)
-		die(2, ".sframe: version %u, expected 1 or 2", sf.version);
-	if (s[SFRAME_HDR_ABI] != SFRAME_ABI)
-		die(2, ".sframe: ABI %u, expected %u", s[SFRAME_HDR_ABI], SFRAME_ABI);
-	sf.fde_size = sf.version == 1 ? SFRAME_V1_FDE_SIZE : SFRAME_V2_FDE_SIZE;
-	sf.flags = s[SFRAME_HDR_FLAGS];
-	sf.hdr_end = SFRAME_HDR_SIZE + s[SFRAME_HDR_AUXHDR_LEN];
-	sf.num_fdes = get_le(s + SFRAME_HDR_NUM_FDES, 4);
-	sf.num_fres = get_le(s + SFRAME_HDR_NUM_FRES, 4);
-	sf.fre_len = get_le(s + SFRAME_HDR_FRE_LEN, 4);
-	sf.fdeoff = get_le(s + SFRAME_HDR_FDEOFF, 4);
-	sf.freoff = get_le(s + SFRAME_HDR_FREOFF, 4);
-	sf.fde_base = sf.hdr_end + sf.fdeoff;
-	sf.fre_base = sf.hdr_end + sf.freoff;
-	fde_end = (uint64_t)sf.fde_base + (uint64_t)sf.num_fdes * sf.fde_size;
-	fre_end = (uint64_t)sf.fre_base + sf.fre_len;
-	if (!sf.num_fdes || fde_end > sf.fre_base || fre_end > sf.len)
-		die(2, ".sframe: bad layout (%u FDEs, FREs at %u + %u, %zu bytes)",
-		    sf.num_fdes, sf.fre_base, sf.fre_len, sf.len);
-	sf.fre_end = fre_end;
-	sf.used = fre_end;
-	sf.fdes = calloc(sf.num_fdes, sizeof(*sf.fdes));
+	err = sframe_open(&sf.sec, sf.orig, sf.len, sf.addr, opts);
+	if (!err)
+		err = sframe_validate(&sf.sec, NULL, NULL);
+	if (err)
+		return err;
+	free(sf.fdes);
+	sf.fdes = calloc(sf.sec.num_fdes + 1, sizeof(*sf.fdes));
 	if (!sf.fdes)
 		die(2, "out of memory");
-
-	for (i = 0; i < sf.num_fdes; i++) {
+	sf.nfres = 0;
+	for (i = 0; i < sf.sec.num_fdes; i++) {
 		struct fde *f = &sf.fdes[i];
-		const uint8_t *e = s + fde_entry(i);
-		uint32_t p;
-		unsigned int asz;
+		struct sframe_field start;
 
-		f->off = fde_entry(i);
-		f->size = get_le(e + 4, 4);
-		f->fre_off = get_le(e + 8, 4);
-		f->nfres = get_le(e + 12, 4);
-		f->info = e[16];
-		if (SFRAME_FUNC_FRE_TYPE(f->info) > SFRAME_FRE_TYPE_ADDR4)
-			die(2, ".sframe: FDE %u: FRE type %u", i, SFRAME_FUNC_FRE_TYPE(f->info));
-		asz = 1u << SFRAME_FUNC_FRE_TYPE(f->info);
+		err = sframe_get_fde(&sf.sec, i, &f->d);
+		if (err)
+			return err;
+		start = fde_field(i, SFRAME_FIELD_FDE_START);
+		f->anchor = f->d.start - get_orig(start.off, start.len);
 		f->first = sf.nfres;
-		p = sf.fre_base + f->fre_off;
-		for (j = 0; j < f->nfres; j++) {
-			struct fre *fr;
-			unsigned int info, wsz;
-
-			if (p + asz + 1 > sf.fre_end)
-				die(2, ".sframe: FDE %u: FRE %u out of bounds", i, j);
-			info = s[p + asz];
-			wsz = SFRAME_FRE_WORD_SIZE(info);
-			if (wsz > SFRAME_FRE_WORD_4B)
-				die(2, ".sframe: FDE %u: FRE %u: word size %u", i, j, wsz);
+		for (j = 0, p = f->d.fres; j < f->d.num_fres; j++) {
 			if (sf.nfres == cap) {
 				cap = cap ? 2 * cap : 256;
 				sf.fres = realloc(sf.fres, cap * sizeof(*sf.fres));
 				if (!sf.fres)
 					die(2, "out of memory");
 			}
-			fr = &sf.fres[sf.nfres++];
-			fr->off = p;
-			fr->info = p + asz;
-			fr->words = p + asz + 1;
-			fr->asz = asz;
-			fr->wsz = 1u << wsz;
-			fr->nwords = SFRAME_FRE_WORD_COUNT(info);
-			p = fr->words + fr->nwords * fr->wsz;
-			if (p > sf.fre_end)
-				die(2, ".sframe: FDE %u: FRE %u out of bounds", i, j);
+			err = sframe_read_fre(&sf.sec, &f->d, p,
+					      &sf.fres[sf.nfres]);
+			if (err)
+				return err;
+			p = sf.fres[sf.nfres++].next;
 		}
-		f->nparsed = sf.nfres - f->first;
+		f->nfres = sf.nfres - f->first;
 	}
+	return 0;
+}
 
-	/* start addresses: section-relative or PC-relative, whichever finds us */
+/*
+ * Opens the pristine copy with the core; exits 2 when it is not the SFrame
+ * we expect.  Start addresses: as the header says, else PC-relative,
+ * whichever puts an FDE at h_leaf.
+ */
+static void parse_section(void)
+{
+	unsigned int mode;
+	int lv, f, err = 0;
+
 	for (mode = 0; mode < 2; mode++) {
-		for (i = 0; i < sf.num_fdes; i++) {
-			int64_t raw = sext(get_le(s + fde_entry(i), 4), 4);
-
-			sf.fdes[i].start = sf.addr + (mode ? fde_entry(i) : 0) + raw;
-		}
-		sf.pcrel = mode;
-		if (find_fde((uintptr_t)h_leaf) >= 0 &&
-		    sf.fdes[find_fde((uintptr_t)h_leaf)].start == (uintptr_t)h_leaf)
+		err = decode_section(mode ? SFRAME_OPEN_PCREL : 0);
+		if (err)
+			die(2, ".sframe: %s (%s)", sframe_strerror(err),
+			    sframe_errname(err));
+		f = find_fde((uintptr_t)h_leaf);
+		if (f >= 0 && sf.fdes[f].d.start == (uintptr_t)h_leaf)
 			break;
 	}
 	if (mode == 2)
 		die(2, ".sframe: no FDE starts at h_leaf %p", (void *)h_leaf);
+	if (sf.sec.abi != SFRAME_ABI)
+		die(2, ".sframe: ABI %u, expected %u", sf.sec.abi, SFRAME_ABI);
+	sf.used = sf.sec.size;
+	sf.hdr_end = SFRAME_HDR_SIZE + sf.orig[SFRAME_HDR_AUXHDR_LEN];
+	sf.fdeoff = sf.sec.fde_base - sf.hdr_end;
+	sf.freoff = sf.sec.fre_base - sf.hdr_end;
+	sf.fre_len = sf.sec.fre_end - sf.sec.fre_base;
 	for (lv = 0; lv < NLEVELS; lv++) {
-		int k, f = find_fde((uintptr_t)level_fn[lv]);
+		int k;
 
+		f = find_fde((uintptr_t)level_fn[lv]);
 		sf.level_fde[lv] = f;
 		if (f < 0)
 			die(2, ".sframe: no FDE covers %s", level_names[lv]);
 		for (k = 0; k < sf.nchain; k++)
-			if (sf.chain_fdes[k] == (uint32_t)f)
+			if (sf.chain_fdes[k] == (u32)f)
 				break;
 		if (k == sf.nchain)
 			sf.chain_fdes[sf.nchain++] = f;
@@ -956,14 +948,14 @@ static const enum sclass sched_section[] = {
 static unsigned long sclass_count[NSCLASS], kclass_count[NKCLASS];
 
 /* an FDE: a chain function's 3 times out of 4 */
-static uint32_t pick_fde(void)
+static u32 pick_fde(void)
 {
 	if (rndn(4) && sf.nchain)
 		return sf.chain_fdes[rndn(sf.nchain)];
-	return rndn(sf.num_fdes);
+	return rndn(sf.sec.num_fdes);
 }
 
-static const char *fde_name(uint32_t i)
+static const char *fde_name(u32 i)
 {
 	int lv;
 
@@ -973,34 +965,42 @@ static const char *fde_name(uint32_t i)
 	return "other";
 }
 
-/* a parsed FRE of FDE i, NULL if it has none */
-static const struct fre *pick_fre(uint32_t i)
+/* an FRE of FDE i, NULL if it has none */
+static const struct sframe_fre *pick_fre(u32 i)
 {
 	const struct fde *f = &sf.fdes[i];
 
-	if (!f->nparsed)
+	if (!f->nfres)
 		return NULL;
-	return &sf.fres[f->first + rndn(f->nparsed)];
+	return &sf.fres[f->first + rndn(f->nfres)];
 }
 
-static void set_fde_start(uint32_t i, uint64_t addr)
+/* the largest signed value of a field of n bytes */
+static u64 smax(unsigned int n)
 {
-	uint64_t anchor = sf.addr + (sf.pcrel ? fde_entry(i) : 0);
-	int64_t raw = (int64_t)(addr - anchor);
+	return (1ULL << (8 * n - 1)) - 1;
+}
 
-	if (raw < INT32_MIN || raw > INT32_MAX) {
-		raw = INT32_MIN;
-		describe(" (out of reach: %#" PRIx64 ")", anchor + (uint64_t)raw);
+/* FDE entry i's start field set to addr (from entry i's anchor) */
+static void set_fde_start(u32 i, u64 addr)
+{
+	struct sframe_field f = fde_field(i, SFRAME_FIELD_FDE_START);
+	s64 raw = (s64)(addr - sf.fdes[i].anchor), min = -(s64)smax(f.len) - 1;
+
+	if (raw < min || raw > (s64)smax(f.len)) {
+		raw = min;
+		describe(" (out of reach: %#" PRIx64 ")",
+			 sf.fdes[i].anchor + (u64)raw);
 	}
-	put(fde_entry(i), (uint32_t)raw, 4);
+	put_field(f, raw);
 }
 
 /* extreme values of a signed word of n bytes */
-static uint64_t word_extreme(unsigned int n)
+static u64 word_extreme(unsigned int n)
 {
-	uint64_t max = (1ULL << (8 * n - 1)) - 1;
+	u64 max = smax(n);
 
-	return PICK(max, max + 1, 0, (uint64_t)-8, (uint64_t)-1, 1, max - 7, rnd());
+	return PICK(max, max + 1, 0, (u64)-8, (u64)-1, 1, max - 7, rnd());
 }
 
 static void flip_bytes(void)
@@ -1009,7 +1009,7 @@ static void flip_bytes(void)
 
 	describe(" %u bytes:", n);
 	for (k = 0; k < n; k++) {
-		uint32_t off = rndn(sf.used);
+		u32 off = rndn(sf.used);
 		uint8_t x = 1 + rndn(255);
 
 		sf.live[off] ^= x;
@@ -1021,9 +1021,11 @@ static void flip_bytes(void)
 /* Applies one in-place mutation of class c to the live section. */
 static void mutate(enum sclass c)
 {
-	uint32_t i, end = sf.len - sf.hdr_end;	/* offsets past the segment */
-	const struct fre *fr;
-	uint64_t v;
+	const struct sframe_section *sec = &sf.sec;
+	u32 i, end = sf.len - sf.hdr_end;	/* offsets past the segment */
+	const struct sframe_fre *fr;
+	struct sframe_field f;
+	u64 v;
 
 	describe("%s", sclass_names[c]);
 	switch (c) {
@@ -1031,52 +1033,57 @@ static void mutate(enum sclass c)
 		flip_bytes();
 		break;
 	case S_NUM_FDES:
-		v = PICK(0, 1, sf.num_fdes - 1, sf.num_fdes + 1, 2 * sf.num_fdes,
-			 (sf.fre_base - sf.fde_base) / sf.fde_size + 1,
-			 (sf.len - sf.fde_base) / sf.fde_size + 1, 0x7fffffff,
-			 0x80000000, 0xffffffff, (uint32_t)rnd());
+		v = PICK(0, 1, sec->num_fdes - 1, sec->num_fdes + 1,
+			 2 * sec->num_fdes,
+			 (sec->fre_base - sec->fde_base) / sec->fde_size + 1,
+			 (sf.len - sec->fde_base) / sec->fde_size + 1, 0x7fffffff,
+			 0x80000000, 0xffffffff, (u32)rnd());
 		put(SFRAME_HDR_NUM_FDES, v, 4);
 		describe(" = %#" PRIx64, v);
 		break;
 	case S_NUM_FRES:
-		v = PICK(0, 1, sf.num_fres - 1, sf.num_fres + 1, 0x80000000,
-			 0xffffffff, (uint32_t)rnd());
+		v = PICK(0, 1, sec->num_fres - 1, sec->num_fres + 1, 0x80000000,
+			 0xffffffff, (u32)rnd());
 		put(SFRAME_HDR_NUM_FRES, v, 4);
 		describe(" = %#" PRIx64, v);
 		break;
 	case S_FRE_LEN:
 		v = PICK(0, 1, sf.fre_len - 1, sf.fre_len + 1,
-			 sf.len - sf.fre_base + 1, sf.len - sf.fre_base + 4096,
-			 0x7fffffff, 0xffffffff, (uint32_t)rnd());
+			 sf.len - sec->fre_base + 1, sf.len - sec->fre_base + 4096,
+			 0x7fffffff, 0xffffffff, (u32)rnd());
 		put(SFRAME_HDR_FRE_LEN, v, 4);
 		describe(" = %#" PRIx64, v);
 		break;
 	case S_FDEOFF:
 		v = PICK(sf.fdeoff ? 0 : 1, 1, sf.freoff, sf.freoff + 1,
-			 sf.fdeoff + sf.fde_size, end, end + 1, 0x80000000,
-			 0xffffffff, (uint32_t)rnd());
+			 sf.fdeoff + sec->fde_size, end, end + 1, 0x80000000,
+			 0xffffffff, (u32)rnd());
 		put(SFRAME_HDR_FDEOFF, v, 4);
 		describe(" = %#" PRIx64, v);
 		break;
 	case S_FREOFF:
-		v = PICK(0, 1, sf.fdeoff, sf.fdeoff + sf.fde_size, sf.freoff - 1,
-			 sf.freoff + 1, end - sf.fre_len + 1, end, 0x80000000,
-			 0xffffffff, (uint32_t)rnd());
+		v = PICK(0, 1, sf.fdeoff, sf.fdeoff + sec->fde_size,
+			 sf.freoff - 1, sf.freoff + 1, end - sf.fre_len + 1, end,
+			 0x80000000, 0xffffffff, (u32)rnd());
 		put(SFRAME_HDR_FREOFF, v, 4);
 		describe(" = %#" PRIx64, v);
 		break;
 	case S_IDENT:
 		if (!rndn(4)) {
-			/* consistent but foreign: big-endian, or v2 PC-relative */
+			/* consistent but foreign: big-endian, or PC-relative */
 			if (rndn(2)) {
 				put(SFRAME_HDR_MAGIC, 0xe2de, 2);
 				put(SFRAME_HDR_ABI, PICK(SFRAME_ABI_AARCH64_ENDIAN_BIG,
 							 SFRAME_ABI_S390X_ENDIAN_BIG), 1);
 				describe(" big-endian magic and abi %u", sf.live[SFRAME_HDR_ABI]);
 			} else {
-				put(SFRAME_HDR_VERSION, SFRAME_VERSION_2, 1);
+				/* v3 data read as v2: FDEs of another size */
+				v = sec->version == SFRAME_VERSION_2 ?
+				    SFRAME_VERSION_3 : SFRAME_VERSION_2;
+				put(SFRAME_HDR_VERSION, v, 1);
 				sf.live[SFRAME_HDR_FLAGS] |= SFRAME_F_FDE_FUNC_START_PCREL;
-				describe(" version 2 with PC-relative starts");
+				describe(" version %" PRIu64 " with PC-relative starts",
+					 v);
 			}
 		} else if (rndn(2)) {
 			v = PICK(0, 0xe2de /* big-endian magic */, 0xdee3, 0xffff,
@@ -1084,7 +1091,7 @@ static void mutate(enum sclass c)
 			put(SFRAME_HDR_MAGIC, v, 2);
 			describe(" magic = %#" PRIx64, v);
 		} else {
-			v = PICK(0, sf.version == 1 ? 2 : 1, 3, 4, 0x7f, 0xff);
+			v = PICK(0, sec->version == 1 ? 2 : 1, 3, 4, 0x7f, 0xff);
 			put(SFRAME_HDR_VERSION, v, 1);
 			describe(" version = %" PRIu64, v);
 		}
@@ -1098,7 +1105,8 @@ static void mutate(enum sclass c)
 			describe(" abi = %" PRIu64, v);
 		} else {
 			v = PICK(0, SFRAME_F_FRAME_POINTER,
-				 SFRAME_F_FDE_FUNC_START_PCREL | sf.flags, 0x7, 0x80, 0xff);
+				 SFRAME_F_FDE_FUNC_START_PCREL | sec->flags, 0x7, 0x80,
+				 0xff);
 			put(SFRAME_HDR_FLAGS, v, 1);
 			describe(" flags = %#" PRIx64, v);
 		}
@@ -1127,7 +1135,7 @@ static void mutate(enum sclass c)
 			"reversed", "rotated", "two swapped", "shuffled",
 		};
 		/* FDE entries moved (start fields kept pointing at their function) */
-		uint32_t n = sf.num_fdes, *perm = calloc(n, sizeof(*perm));
+		u32 n = sec->num_fdes, *perm = calloc(n, sizeof(*perm));
 		unsigned int how = rndn(4);
 
 		if (!perm)
@@ -1135,7 +1143,7 @@ static void mutate(enum sclass c)
 		for (i = 0; i < n; i++)
 			perm[i] = how == 0 ? n - 1 - i : how == 1 ? (i + 1) % n : i;
 		if (how == 2 && n > 1) {	/* a chain FDE swapped with another */
-			uint32_t a = pick_fde(), b = rndn(n);
+			u32 a = pick_fde(), b = rndn(n);
 
 			if (a == b)
 				b = (a + 1) % n;
@@ -1144,15 +1152,15 @@ static void mutate(enum sclass c)
 		}
 		if (how == 3)
 			for (i = n - 1; i > 0; i--) {
-				uint32_t j = rndn(i + 1), t = perm[i];
+				u32 j = rndn(i + 1), t = perm[i];
 
 				perm[i] = perm[j];
 				perm[j] = t;
 			}
 		for (i = 0; i < n; i++) {	/* entry i gets old entry perm[i] */
 			memcpy(sf.live + fde_entry(i), sf.orig + fde_entry(perm[i]),
-			       sf.fde_size);
-			set_fde_start(i, sf.fdes[perm[i]].start);
+			       sec->fde_size);
+			set_fde_start(i, sf.fdes[perm[i]].d.start);
 		}
 		sf.live[SFRAME_HDR_FLAGS] |= SFRAME_F_FDE_SORTED;
 		describe(" (%s)", unsorted_names[how]);
@@ -1160,11 +1168,11 @@ static void mutate(enum sclass c)
 		break;
 	}
 	case S_FDE_START: {
-		uint32_t prev, next;
+		u32 prev, next;
 
 		i = pick_fde();
-		prev = i ? i - 1 : sf.num_fdes - 1;
-		next = (i + 1) % sf.num_fdes;
+		prev = i ? i - 1 : sec->num_fdes - 1;
+		next = (i + 1) % sec->num_fdes;
 		describe(" fde %u (%s)", i, fde_name(i));
 		switch (rndn(8)) {
 		case 0:
@@ -1177,26 +1185,29 @@ static void mutate(enum sclass c)
 			break;
 		case 2:
 			describe(" -> fde %u's start (overlap)", prev);
-			set_fde_start(i, sf.fdes[prev].start);
+			set_fde_start(i, sf.fdes[prev].d.start);
 			break;
 		case 3:
 			describe(" -> fde %u's start (overlap)", next);
-			set_fde_start(i, sf.fdes[next].start);
+			set_fde_start(i, sf.fdes[next].d.start);
 			break;
 		case 4:
 			describe(" -> fde %u's start, size 0xffffffff", prev);
-			set_fde_start(i, sf.fdes[prev].start);
-			put(fde_entry(i) + 4, 0xffffffff, 4);
+			set_fde_start(i, sf.fdes[prev].d.start);
+			put_field(fde_field(i, SFRAME_FIELD_FDE_SIZE), 0xffffffff);
 			break;
 		case 5:
-			v = PICK(0, 0x7fffffff, 0x80000000, 0xffffffff);
-			describe(" raw = %#" PRIx64, v);
-			put(fde_entry(i), v, 4);
+			/* the field's extremes: 0, max, min, -1 */
+			f = fde_field(i, SFRAME_FIELD_FDE_START);
+			v = PICK(0, smax(f.len), smax(f.len) + 1, ~0ULL);
+			describe(" raw = %#" PRIx64,
+				 f.len < 8 ? v & ((1ULL << 8 * f.len) - 1) : v);
+			put_field(f, v);
 			break;
 		case 6:
-			v = PICK(1, (uint64_t)-1, 4, (uint64_t)-4, 16);
-			describe(" += %" PRId64, (int64_t)v);
-			set_fde_start(i, sf.fdes[i].start + v);
+			v = PICK(1, (u64)-1, 4, (u64)-4, 16);
+			describe(" += %" PRId64, (s64)v);
+			set_fde_start(i, sf.fdes[i].d.start + v);
 			break;
 		default:
 			describe(" -> the section's start");
@@ -1207,54 +1218,63 @@ static void mutate(enum sclass c)
 	}
 	case S_FDE_SIZE:
 		i = pick_fde();
-		v = PICK(0, 1, 0xffffffff, 0x80000000, sf.fdes[i].size + 1,
-			 2 * sf.fdes[i].size, (uint32_t)rnd());
-		put(fde_entry(i) + 4, v, 4);
+		v = PICK(0, 1, 0xffffffff, 0x80000000, sf.fdes[i].d.size + 1,
+			 2 * sf.fdes[i].d.size, (u32)rnd());
+		put_field(fde_field(i, SFRAME_FIELD_FDE_SIZE), v);
 		describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i), v);
 		break;
 	case S_FDE_FREOFF: {
-		const struct fde *f;
+		u32 fre_off;
 
 		i = pick_fde();
-		f = &sf.fdes[i];
+		f = fde_field(i, SFRAME_FIELD_FDE_FRE_OFF);
+		fre_off = get_orig(f.off, f.len);
 		/* back to earlier FREs (another FDE's, its own +-1), past the end */
-		v = PICK(i ? sf.fdes[rndn(i)].fre_off : 0, 0, f->fre_off + 1,
-			 f->fre_off ? f->fre_off - 1 : 1, sf.fre_len, sf.fre_len - 1,
-			 0x80000000, 0xffffffff, (uint32_t)rnd());
-		put(f->off + 8, v, 4);
+		v = PICK(i ? get_orig(fde_field(rndn(i), SFRAME_FIELD_FDE_FRE_OFF).off,
+				      f.len) : 0,
+			 0, fre_off + 1, fre_off ? fre_off - 1 : 1, sf.fre_len,
+			 sf.fre_len - 1, 0x80000000, 0xffffffff, (u32)rnd());
+		put_field(f, v);
 		describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i), v);
 		break;
 	}
 	case S_FDE_NFRES: {
-		const struct fde *f;
+		u32 fre_off;
 
 		i = pick_fde();
-		f = &sf.fdes[i];
-		v = PICK(0, f->nfres + 1, sf.fre_len - f->fre_off + 1, 0xff, 0xffff,
-			 0x10000, 0x7fffffff, 0xffffffff, (uint32_t)rnd());
-		put(f->off + 12, v, 4);
-		describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i), v);
+		f = fde_field(i, SFRAME_FIELD_FDE_FRE_OFF);
+		fre_off = get_orig(f.off, f.len);
+		f = fde_field(i, SFRAME_FIELD_FDE_NUM_FRES);
+		v = PICK(0, sf.fdes[i].d.num_fres + 1, sf.fre_len - fre_off + 1,
+			 0xff, 0xffff, 0x10000, 0x7fffffff, 0xffffffff,
+			 (u32)rnd());
+		put_field(f, v);
+		describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i),
+			 v & ((1ULL << 8 * f.len) - 1));
 		break;
 	}
 	case S_PCMASK:
 		if (rndn(4)) {
 			i = pick_fde();
-			sf.live[sf.fdes[i].off + 16] |= SFRAME_PC_TYPE_MASK << 4;
+			sf.live[fde_field(i, SFRAME_FIELD_FDE_INFO).off] |=
+				SFRAME_PC_TYPE_MASK << 4;
 			describe(" fde %u (%s)", i, fde_name(i));
-			if (sf.version == 2) {
+			f = fde_field(i, SFRAME_FIELD_FDE_REP_SIZE);
+			if (f.len) {		/* not in v1 */
 				v = PICK(0, 1, 16, 0xff);
-				sf.live[sf.fdes[i].off + 17] = v;
+				put_field(f, v);
 				describe(" rep_size %" PRIu64, v);
 			}
 		} else {
-			for (i = 0; i < sf.num_fdes; i++)
-				sf.live[sf.fdes[i].off + 16] |= SFRAME_PC_TYPE_MASK << 4;
+			for (i = 0; i < sec->num_fdes; i++)
+				sf.live[fde_field(i, SFRAME_FIELD_FDE_INFO).off] |=
+					SFRAME_PC_TYPE_MASK << 4;
 			describe(" every fde");
 		}
 		break;
 	case S_FDE_INFO:
 		i = pick_fde();
-		v = sf.fdes[i].info;
+		v = sf.fdes[i].d.info;
 		switch (rndn(4)) {
 		case 0:				/* start-address type 3..15 */
 			v = (v & ~0xfULL) | (3 + rndn(13));
@@ -1269,13 +1289,21 @@ static void mutate(enum sclass c)
 			v = rndn(256);
 			break;
 		}
-		sf.live[sf.fdes[i].off + 16] = v;
+		put_field(fde_field(i, SFRAME_FIELD_FDE_INFO), v);
 		describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i), v);
+		f = fde_field(i, SFRAME_FIELD_FDE_INFO2);
+		if (f.len && !rndn(4)) {	/* v3: the FDE type too */
+			v = PICK(SFRAME_FDE_TYPE_DEFAULT, SFRAME_FDE_TYPE_FLEX,
+				 2, 0x1f, 0xff, rndn(256));
+			put_field(f, v);
+			describe(" info2 = %#" PRIx64, v);
+		}
 		break;
 	case S_FRE_CFA:
 	case S_FRE_RA_FP: {
-		unsigned int w = 0;
+		enum sframe_field_id id = SFRAME_FIELD_FRE_CFA;
 		bool all = !rndn(4);
+		u32 k;
 
 		i = pick_fde();
 		fr = pick_fre(i);
@@ -1286,38 +1314,40 @@ static void mutate(enum sclass c)
 		if (c == S_FRE_RA_FP) {
 			bool ra = rndn(2);
 
-			/* aarch64 words: CFA, RA, FP; x86_64: CFA, FP (RA fixed) */
-			if (ra && (!RA_IN_FRE || fr->nwords < 2)) {
+			/* no word in the row: the header's fixed offset */
+			id = ra ? SFRAME_FIELD_FRE_RA : SFRAME_FIELD_FRE_FP;
+			if (ra && !fre_field(i, fr, id).len) {
 				v = PICK(0 /* RA at the CFA */, 8, 0xf0, 0x7f, 0x80);
 				put(SFRAME_HDR_FIXED_RA, v, 1);
 				describe(" fixed_ra = %d", (int8_t)v);
 				break;
 			}
-			w = ra || !RA_IN_FRE ? 1 : 2;
-			if (w >= fr->nwords) {
+			if (!fre_field(i, fr, id).len) {
 				v = PICK(0, 8, 0x80);
 				put(SFRAME_HDR_FIXED_FP, v, 1);
 				describe(" fixed_fp = %d", (int8_t)v);
 				break;
 			}
 		}
-		describe(" fde %u (%s) %s word %u", i, fde_name(i),
-			 all ? "every fre" : "one fre", w);
-		/* RA/FP: at the CFA itself half of the time */
-		v = c == S_FRE_RA_FP && rndn(2) ? 0 : word_extreme(fr->wsz);
-		describe(" = %#" PRIx64, v & ((1ULL << (8 * fr->wsz - 1) << 1) - 1));
-		if (all) {
-			uint32_t k;
-
-			for (k = 0; k < sf.fdes[i].nparsed; k++) {
-				const struct fre *g = &sf.fres[sf.fdes[i].first + k];
-
-				if (w < g->nwords)
-					put(g->words + w * g->wsz, v, g->wsz);
-			}
-		} else if (w < fr->nwords) {
-			put(fr->words + w * fr->wsz, v, fr->wsz);
+		f = fre_field(i, fr, id);
+		if (!f.len) {			/* a row without words */
+			flip_bytes();
+			break;
 		}
+		describe(" fde %u (%s) %s %s word", i, fde_name(i),
+			 all ? "every fre" : "one fre",
+			 id == SFRAME_FIELD_FRE_CFA ? "CFA" :
+			 id == SFRAME_FIELD_FRE_RA ? "RA" : "FP");
+		/* RA/FP: at the CFA itself half of the time */
+		v = c == S_FRE_RA_FP && rndn(2) ? 0 : word_extreme(f.len);
+		describe(" = %#" PRIx64, v & ((1ULL << (8 * f.len - 1) << 1) - 1));
+		if (!all) {
+			put_field(f, v);
+			break;
+		}
+		for (k = 0; k < sf.fdes[i].nfres; k++)
+			put_field(fre_field(i, &sf.fres[sf.fdes[i].first + k], id),
+				  v);
 		break;
 	}
 	case S_FRE_INFO:
@@ -1327,7 +1357,7 @@ static void mutate(enum sclass c)
 			flip_bytes();
 			break;
 		}
-		v = sf.orig[fr->info];
+		v = fr->info;
 		switch (rndn(6)) {
 		case 0:
 			v &= ~0x1eULL;			/* no words */
@@ -1335,8 +1365,8 @@ static void mutate(enum sclass c)
 		case 1:
 			v |= 0x1e;			/* 15 words */
 			break;
-		case 2:
-			v = (v & ~0x1eULL) | ((fr->nwords + 1) << 1);	/* one more */
+		case 2:				/* one more */
+			v = (v & ~0x1eULL) | ((sframe_fre_words(fr) + 1) << 1);
 			break;
 		case 3:
 			v |= 0x60;			/* word size 3 */
@@ -1348,12 +1378,12 @@ static void mutate(enum sclass c)
 			v = rndn(256);
 			break;
 		}
-		sf.live[fr->info] = v;
+		put_field(fre_field(i, fr, SFRAME_FIELD_FRE_INFO), v);
 		describe(" fde %u (%s) fre at %u info = %#" PRIx64, i, fde_name(i),
 			 fr->off, v);
 		break;
 	case S_FRE_START: {
-		uint64_t max;
+		u64 max;
 
 		i = pick_fde();
 		fr = pick_fre(i);
@@ -1361,42 +1391,44 @@ static void mutate(enum sclass c)
 			flip_bytes();
 			break;
 		}
-		max = fr->asz == 4 ? 0xffffffffULL : (1ULL << (8 * fr->asz)) - 1;
+		f = fre_field(i, fr, SFRAME_FIELD_FRE_START);
+		max = f.len == 4 ? 0xffffffffULL : (1ULL << (8 * f.len)) - 1;
 		if (fr == &sf.fres[sf.fdes[i].first]) {
-			v = PICK(1, sf.fdes[i].size, max);	/* nothing covers the entry */
+			v = PICK(1, sf.fdes[i].d.size, max);	/* nothing covers the entry */
 		} else {
-			uint64_t prev = get_le(sf.orig + fr[-1].off, fr->asz);
+			u64 prev = fr[-1].start;
 
-			v = PICK(prev, prev ? prev - 1 : 0, 0, sf.fdes[i].size, max,
+			v = PICK(prev, prev ? prev - 1 : 0, 0, sf.fdes[i].d.size, max,
 				 rnd() & max);
 		}
-		put(fr->off, v, fr->asz);
+		put_field(f, v);
 		describe(" fde %u (%s) fre at %u start = %#" PRIx64, i, fde_name(i),
 			 fr->off, v);
 		break;
 	}
 	case S_TRUNCATE:
-		v = PICK(rndn(sf.used), sf.fre_base, sf.fde_base, sf.used - 1,
-			 sf.hdr_end, SFRAME_HDR_SIZE, sf.fre_base + rndn(sf.fre_len + 1));
+		v = PICK(rndn(sf.used), sec->fre_base, sec->fde_base, sf.used - 1,
+			 sf.hdr_end, SFRAME_HDR_SIZE,
+			 sec->fre_base + rndn(sf.fre_len + 1));
 		if (v > sf.used)
 			v = sf.used;
 		memset(sf.live + v, 0, sf.used - v);
 		describe(" zeroed from %" PRIu64 " of %zu", v, sf.used);
 		break;
 	case S_RANDOM: {
-		uint32_t from, len, k;
+		u32 from, len, k;
 
 		switch (rndn(4)) {
 		case 0:
 			i = pick_fde();
 			from = fde_entry(i);
-			len = sf.fde_size;
+			len = sec->fde_size;
 			describe(" fde %u (%s)", i, fde_name(i));
 			break;
 		case 1:
 			fr = pick_fre(pick_fde());
-			from = fr ? fr->off : sf.fre_base;
-			len = fr ? fr->words + fr->nwords * fr->wsz - fr->off : 4;
+			from = fr ? fr->off : sec->fre_base;
+			len = fr ? fr->next - fr->off : 4;
 			describe(" fre at %u", from);
 			break;
 		case 2:
@@ -1469,7 +1501,7 @@ static int base_cur = -1;
 
 static bool in_level(uint64_t a, int lv)
 {
-	const struct fde *f = &sf.fdes[sf.level_fde[lv]];
+	const struct sframe_fde *f = &sf.fdes[sf.level_fde[lv]].d;
 
 	return a >= f->start && a - f->start < f->size;
 }
@@ -1976,8 +2008,8 @@ static int child_main(void)
 	if (!opt.quiet) {
 		printf("%s: .sframe at %#lx, %zu bytes (%zu used), v%u, %u FDEs, %u FREs, "
 		       "start addresses %s; pages %#lx-%#lx made writable\n", prog,
-		       sf.addr, sf.len, sf.used, sf.version, sf.num_fdes, sf.num_fres,
-		       sf.pcrel ? "PC-relative" : "section-relative", sf.page,
+		       sf.addr, sf.len, sf.used, sf.sec.version, sf.sec.num_fdes,
+		       sf.sec.num_fres, sf.sec.pcrel ? "PC-relative" : "section-relative", sf.page,
 		       sf.page + sf.page_len);
 		if (opt.no_perf)
 			printf("%s: no perf (-N): %lu ms per variant (%" PRIu64
