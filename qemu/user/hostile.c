@@ -68,7 +68,6 @@
 #endif
 
 #define HFN		__attribute__((noinline, noipa))
-#define INLINE		static inline __attribute__((always_inline))
 #define NO_TAIL()	asm volatile("" ::: "memory")
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -84,7 +83,7 @@ static const char *prog = "sframe-hostile";
 
 struct options {
 	unsigned long n, period_ns, min_ms, max_ms, timeout, want;
-	uint64_t seed;
+	u64 seed;
 	bool quiet, verbose, no_perf, expect, user_only;
 };
 
@@ -113,36 +112,36 @@ static struct shared *sh;
 
 /* ---- PRNG: splitmix64, one stream per variant ---------------------------- */
 
-static uint64_t rs;
+static u64 rs;
 
-static uint64_t rnd(void)
+static u64 rnd(void)
 {
-	uint64_t z = (rs += 0x9e3779b97f4a7c15ULL);
+	u64 z = (rs += 0x9e3779b97f4a7c15ULL);
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
 }
 
-static uint64_t rndn(uint64_t n)
+static u64 rndn(u64 n)
 {
 	return n ? rnd() % n : 0;
 }
 
 static void seed_variant(unsigned int kind, unsigned long i)
 {
-	rs = opt.seed ^ ((uint64_t)kind << 56) ^ (i * 0xd1b54a32d192ed03ULL);
+	rs = opt.seed ^ ((u64)kind << 56) ^ (i * 0xd1b54a32d192ed03ULL);
 	rnd();
 }
 
-static uint64_t pick_u64(const uint64_t *v, size_t n)
+static u64 pick_u64(const u64 *v, size_t n)
 {
 	return v[rndn(n)];
 }
 
 #define PICK(...)							\
-	pick_u64((const uint64_t[]){ __VA_ARGS__ },			\
-		 sizeof((const uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t))
+	pick_u64((const u64[]){ __VA_ARGS__ },			\
+		 sizeof((const u64[]){ __VA_ARGS__ }) / sizeof(u64))
 
 /* ---- failures and descriptions ------------------------------------------ */
 
@@ -216,17 +215,17 @@ static uintptr_t chain_top;		/* slots below it may be overwritten */
 static uintptr_t stack_limit = UINTPTR_MAX;	/* end of a small stack */
 static volatile unsigned long chain_sink;
 
-static volatile uint64_t *ring_head;	/* perf's data_head (or a dummy) */
-static uint64_t ring_dummy;
-static uint64_t spin_min, spin_max;	/* loop iterations */
-static uint64_t regs_min, regs_max;	/* ... of regs_loop() */
+static volatile u64 *ring_head;	/* perf's data_head (or a dummy) */
+static u64 ring_dummy;
+static u64 spin_min, spin_max;	/* loop iterations */
+static u64 regs_min, regs_max;	/* ... of regs_loop() */
 static unsigned int spin_want;		/* data_head moves to wait for */
-static uint64_t iters_per_ms, regs_per_ms;
+static u64 iters_per_ms, regs_per_ms;
 
 /* one stack slot overwritten by the leaf */
 struct slot_write {
-	volatile uint64_t *addr;
-	uint64_t val, saved;
+	volatile u64 *addr;
+	u64 val, saved;
 	bool rel;			/* val is added to the slot's value */
 	bool done;
 };
@@ -258,7 +257,7 @@ static struct {
 	int level;			/* target frame, -1: chosen in plan_stack */
 	int chosen, other;		/* the frames plan_stack chose */
 	enum vkind val;
-	uint64_t sp, fp, lr;		/* K_REGS */
+	u64 sp, fp, lr;		/* K_REGS */
 } plan;
 
 static struct slot_write wr[MAX_WR];
@@ -267,13 +266,13 @@ static unsigned long slots_written, slots_skipped, slots_not_restored;
 
 /* flapping bytes of the section (S_FLAP) */
 static struct {
-	uint32_t off;
-	uint8_t orig, mut;
+	u32 off;
+	u8 orig, mut;
 } flap[FLAP_MAX];
 static int nflap;
-static volatile uint8_t *flap_base;
+static volatile u8 *flap_base;
 
-INLINE void flap_toggle(uint64_t t)
+static __always_inline void flap_toggle(u64 t)
 {
 	int k;
 
@@ -285,9 +284,9 @@ INLINE void flap_toggle(uint64_t t)
  * The spin: until spin_want samples were written (data_head moved) and
  * spin_min iterations ran, at most spin_max iterations. No calls.
  */
-INLINE unsigned long spin(unsigned long r)
+static __always_inline unsigned long spin(unsigned long r)
 {
-	uint64_t i, last = *ring_head, head;
+	u64 i, last = *ring_head, head;
 	unsigned int seen = 0;
 
 	for (i = 0; i < spin_max; i++) {
@@ -311,12 +310,12 @@ INLINE unsigned long spin(unsigned long r)
 }
 
 /* n iterations of an empty loop with SP, FP (and LR) set to garbage */
-INLINE void regs_loop(uint64_t n, uint64_t sp, uint64_t fp, uint64_t lr)
+static __always_inline void regs_loop(u64 n, u64 sp, u64 fp, u64 lr)
 {
 #if defined(__x86_64__)
-	register uint64_t rn asm("rcx") = n;
-	register uint64_t rsp asm("rsi") = sp;
-	register uint64_t rfp asm("rdi") = fp;
+	register u64 rn asm("rcx") = n;
+	register u64 rsp asm("rsi") = sp;
+	register u64 rfp asm("rdi") = fp;
 
 	(void)lr;
 	asm volatile("mov %%rsp, %%r10\n\t"
@@ -331,10 +330,10 @@ INLINE void regs_loop(uint64_t n, uint64_t sp, uint64_t fp, uint64_t lr)
 		     : [sp] "r" (rsp), [fp] "r" (rfp)
 		     : "r10", "r11", "cc", "memory");
 #elif defined(__aarch64__)
-	register uint64_t rn asm("x12") = n;
-	register uint64_t rsp asm("x13") = sp;
-	register uint64_t rfp asm("x14") = fp;
-	register uint64_t rlr asm("x15") = lr;
+	register u64 rn asm("x12") = n;
+	register u64 rsp asm("x13") = sp;
+	register u64 rfp asm("x14") = fp;
+	register u64 rlr asm("x15") = lr;
 
 	asm volatile("mov x9, sp\n\t"
 		     "mov x10, x29\n\t"
@@ -354,9 +353,9 @@ INLINE void regs_loop(uint64_t n, uint64_t sp, uint64_t fp, uint64_t lr)
 }
 
 /* The spin with garbage registers, in chunks: data_head is read between. */
-INLINE void regs_spin(void)
+static __always_inline void regs_spin(void)
 {
-	uint64_t i, chunk = regs_per_ms / 16 + 1, last = *ring_head, head;
+	u64 i, chunk = regs_per_ms / 16 + 1, last = *ring_head, head;
 	unsigned int seen = 0;
 
 	for (i = 0; i < regs_max; i += chunk) {
@@ -379,13 +378,13 @@ INLINE void regs_spin(void)
 HFN unsigned long h_leaf(unsigned long x)
 {
 	uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();
-	uint64_t ra = (uintptr_t)__builtin_return_address(0);
+	u64 ra = (uintptr_t)__builtin_return_address(0);
 	unsigned long r = x;
 	int k, j;
 
 	ra_of[LV_LEAF] = (void *)(uintptr_t)ra;
 	for (k = 0; k < nwr; k++) {
-		volatile uint64_t *a = wr[k].addr;
+		volatile u64 *a = wr[k].addr;
 		uintptr_t ua = (uintptr_t)a;
 
 		wr[k].done = (ua >= cfa && ua + 8 <= chain_top && ua % 8 == 0) ||
@@ -459,7 +458,7 @@ static void add_write(uintptr_t addr, enum vkind v, uintptr_t base)
 {
 	if (nwr >= MAX_WR || addr < base || addr + 8 > chain_top)
 		return;
-	wr[nwr].addr = (volatile uint64_t *)addr;
+	wr[nwr].addr = (volatile u64 *)addr;
 	wr[nwr].done = false;
 	slot_value(&wr[nwr], v, base);
 	nwr++;
@@ -470,7 +469,7 @@ static void add_leaf_ra_write(uintptr_t addr, enum vkind v, uintptr_t base)
 {
 	if (nwr >= MAX_WR)
 		return;
-	wr[nwr].addr = (volatile uint64_t *)addr;
+	wr[nwr].addr = (volatile u64 *)addr;
 	wr[nwr].done = false;
 	slot_value(&wr[nwr], v, base);
 	nwr++;
@@ -495,10 +494,10 @@ HFN static void plan_stack(void)
 		found[nfound++] = LV_LEAF;
 	}
 	for (lv = LV_C; lv < NLEVELS; lv++) {
-		uint64_t want = (uintptr_t)ra_of[lv];
+		u64 want = (uintptr_t)ra_of[lv];
 
 		for (a = pos; a + 8 <= chain_top; a += 8)
-			if (*(volatile uint64_t *)a == want)
+			if (*(volatile u64 *)a == want)
 				break;
 		if (a + 8 > chain_top)
 			continue;
@@ -552,7 +551,7 @@ HFN static void plan_stack(void)
 			if (other == lv)
 				other = other == LV_C ? LV_RUN : LV_C;
 			plan.other = other;
-			wr[nwr].addr = (volatile uint64_t *)slot[lv];
+			wr[nwr].addr = (volatile u64 *)slot[lv];
 			wr[nwr].val = (uintptr_t)ra_of[other];
 			wr[nwr].rel = false;
 			nwr++;
@@ -647,14 +646,14 @@ struct fde {
 };
 
 static struct {
-	uint8_t *live;			/* the section in memory */
-	uint8_t *orig;			/* pristine copy of [live, live + len) */
+	u8 *live;			/* the section in memory */
+	u8 *orig;			/* pristine copy of [live, live + len) */
 	uintptr_t addr;
 	size_t len;			/* PT_GNU_SFRAME p_memsz */
 	size_t used;			/* header, FDEs and FREs */
 	uintptr_t page;			/* the pages holding it */
 	size_t page_len;
-	uint8_t *orig_pages;
+	u8 *orig_pages;
 	off_t file_off;			/* of page in the executable, -1 */
 	struct sframe_section sec;	/* the pristine copy, opened */
 	u32 hdr_end, fdeoff, freoff, fre_len;	/* raw header values */
@@ -878,7 +877,7 @@ static void setup_section(void)
 		    ps.in_text ? "in the text segment" : "in no PT_LOAD");
 	sf.addr = ps.sframe;
 	sf.len = ps.sframe_len;
-	sf.live = (uint8_t *)sf.addr;
+	sf.live = (u8 *)sf.addr;
 	sf.page = sf.addr & ~(page_size - 1);
 	sf.page_len = ((sf.addr + sf.len + page_size - 1) & ~(page_size - 1)) - sf.page;
 	for (i = 0; i < ps.ntext; i++)
@@ -1010,7 +1009,7 @@ static void flip_bytes(void)
 	describe(" %u bytes:", n);
 	for (k = 0; k < n; k++) {
 		u32 off = rndn(sf.used);
-		uint8_t x = 1 + rndn(255);
+		u8 x = 1 + rndn(255);
 
 		sf.live[off] ^= x;
 		if (k < 4)
@@ -1087,7 +1086,7 @@ static void mutate(enum sclass c)
 			}
 		} else if (rndn(2)) {
 			v = PICK(0, 0xe2de /* big-endian magic */, 0xdee3, 0xffff,
-				 (uint16_t)rnd());
+				 (u16)rnd());
 			put(SFRAME_HDR_MAGIC, v, 2);
 			describe(" magic = %#" PRIx64, v);
 		} else {
@@ -1121,12 +1120,12 @@ static void mutate(enum sclass c)
 		case 1:
 			v = PICK(0, 0x7f, 0x80, 0xf0, 0x10, rndn(256));
 			put(SFRAME_HDR_FIXED_FP, v, 1);
-			describe(" fixed_fp = %d", (int8_t)v);
+			describe(" fixed_fp = %d", (s8)v);
 			break;
 		default:
 			v = PICK(0, 0x7f, 0x80, 0xf0, 0x10, rndn(256));
 			put(SFRAME_HDR_FIXED_RA, v, 1);
-			describe(" fixed_ra = %d", (int8_t)v);
+			describe(" fixed_ra = %d", (s8)v);
 			break;
 		}
 		break;
@@ -1319,13 +1318,13 @@ static void mutate(enum sclass c)
 			if (ra && !fre_field(i, fr, id).len) {
 				v = PICK(0 /* RA at the CFA */, 8, 0xf0, 0x7f, 0x80);
 				put(SFRAME_HDR_FIXED_RA, v, 1);
-				describe(" fixed_ra = %d", (int8_t)v);
+				describe(" fixed_ra = %d", (s8)v);
 				break;
 			}
 			if (!fre_field(i, fr, id).len) {
 				v = PICK(0, 8, 0x80);
 				put(SFRAME_HDR_FIXED_FP, v, 1);
-				describe(" fixed_fp = %d", (int8_t)v);
+				describe(" fixed_fp = %d", (s8)v);
 				break;
 			}
 		}
@@ -1460,7 +1459,7 @@ static const enum sclass flap_classes[] = {
 
 static void setup_flap(void)
 {
-	uint32_t off;
+	u32 off;
 
 	mutate(flap_classes[rndn(ARRAY_SIZE(flap_classes))]);
 	nflap = 0;
@@ -1486,7 +1485,7 @@ struct counts {
 static struct counts cnt[NPHASE];
 static struct perf_ring ring;
 static int perf_fd = -1;
-static uint64_t max_entries;		/* perf_event_max_stack + 1 */
+static u64 max_entries;		/* perf_event_max_stack + 1 */
 static pid_t my_pid;
 
 /* baselines: leaf samples, and those unwound through run_chain */
@@ -1499,14 +1498,14 @@ static const char *const base_names[NBASE] = {
 static unsigned long base_leaf[NBASE], base_ok[NBASE];
 static int base_cur = -1;
 
-static bool in_level(uint64_t a, int lv)
+static bool in_level(u64 a, int lv)
 {
 	const struct sframe_fde *f = &sf.fdes[sf.level_fde[lv]].d;
 
 	return a >= f->start && a - f->start < f->size;
 }
 
-static void baseline_sample(const uint64_t *ips, uint64_t nr, uint64_t ip)
+static void baseline_sample(const u64 *ips, u64 nr, u64 ip)
 {
 	int lv;
 
@@ -1514,7 +1513,7 @@ static void baseline_sample(const uint64_t *ips, uint64_t nr, uint64_t ip)
 		return;
 	base_leaf[base_cur]++;
 	for (lv = LV_C; lv < NLEVELS; lv++)
-		if (nr < (uint64_t)lv + 2 || !in_level(ips[lv + 1], lv))
+		if (nr < (u64)lv + 2 || !in_level(ips[lv + 1], lv))
 			return;
 	base_ok[base_cur]++;
 }
@@ -1524,13 +1523,13 @@ static void handle_record(void *arg, const struct perf_event_header *hdr,
 {
 	struct counts *c = &cnt[sh->phase];
 	struct {
-		uint64_t ip;
-		uint32_t pid, tid;
-		uint64_t nr;
+		u64 ip;
+		u32 pid, tid;
+		u64 nr;
 	} h;
 	const size_t fixed = sizeof(*hdr) + sizeof(h);
-	const uint64_t *ips;
-	uint64_t j, lost[2];
+	const u64 *ips;
+	u64 j, lost[2];
 
 	(void)arg;
 	c->records++;
@@ -1559,7 +1558,7 @@ static void handle_record(void *arg, const struct perf_event_header *hdr,
 		return;
 	}
 	memcpy(&h, p + sizeof(*hdr), sizeof(h));
-	ips = (const uint64_t *)(p + fixed);
+	ips = (const u64 *)(p + fixed);
 	c->samples++;
 	sh->samples++;
 	if (h.nr > max_entries) {
@@ -1612,7 +1611,7 @@ static void drain(void)
 	}
 }
 
-static uint64_t read_sysctl(const char *path, uint64_t def)
+static u64 read_sysctl(const char *path, u64 def)
 {
 	FILE *f = fopen(path, "re");
 	unsigned long long v;
@@ -1645,7 +1644,7 @@ static void open_perf(void)
 		    strerror(errno));
 	if (perf_ring_map(&ring, perf_fd, RING_PAGES))
 		die(2, "mmap of the ring buffer: %s", strerror(errno));
-	ring_head = (volatile uint64_t *)&ring.meta->data_head;
+	ring_head = (volatile u64 *)&ring.meta->data_head;
 }
 
 /* ---- running variants ------------------------------------------------------ */
@@ -1672,7 +1671,7 @@ static double wall_s(void)
 static void calibrate(void)
 {
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0) - 4096;
-	uint64_t n = 100000;
+	u64 n = 100000;
 	double t;
 
 	for (;;) {
@@ -1794,19 +1793,19 @@ static const enum kclass sched_stack[] = {
 };
 
 struct small_stack {
-	uint8_t *base;			/* usable: [base, top) */
+	u8 *base;			/* usable: [base, top) */
 	uintptr_t top;
 };
 
 static struct small_stack alt_stack, ctx_stack;
-static uint8_t *edge_page;		/* a page followed by a PROT_NONE page */
+static u8 *edge_page;		/* a page followed by a PROT_NONE page */
 static ucontext_t ctx_main, ctx_chain;
 static unsigned long small_arg;
 
 /* [guard][size bytes][guard] */
 static void map_small_stack(struct small_stack *s, size_t size)
 {
-	uint8_t *m = mmap(NULL, size + 2 * page_size, PROT_NONE,
+	u8 *m = mmap(NULL, size + 2 * page_size, PROT_NONE,
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 	if (m == MAP_FAILED || mprotect(m + page_size, size, PROT_READ | PROT_WRITE))
@@ -2161,7 +2160,7 @@ int main(int argc, char **argv)
 	if (optind != argc || !opt.period_ns || !opt.max_ms || opt.min_ms > opt.max_ms)
 		usage();
 	if (!seeded)
-		opt.seed = ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
+		opt.seed = ((u64)time(NULL) << 20) ^ (u64)getpid();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!opt.quiet)
 		printf("%s: seed %#" PRIx64 " (-s to repeat), %lu variants of each kind\n",
