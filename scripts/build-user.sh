@@ -10,7 +10,8 @@
 #                        static
 #   sframe-hostile       -O2 -fomit-frame-pointer, SFrame, static, .sframe
 #                        outside the text segment (-z separate-code): forges
-#                        its own .sframe and stack under perf (hostile.c)
+#                        its own .sframe and stack under perf (hostile.c,
+#                        with the SFrame core lib/sframe/sframe.c)
 # and sysroot/: the dynamic loader and the libraries the dynamic build
 # needs, at the paths the target looks for them (for the initramfs).
 # Checks that the SFrame builds have a PT_GNU_SFRAME segment and the
@@ -59,7 +60,7 @@ cmds=(
 "$CC $CFLAGS $OMIT $SFRAME -o chain-sframe-dyn $SRCS -L. -lchain -Wl,-rpath,'\$ORIGIN'"
 "$CC $CFLAGS $OMIT -static -o chain-nosframe $SRCS $LIB"
 "$CC $CFLAGS $FP -static -o chain-fp $SRCS $LIB"
-"$CC $CFLAGS $OMIT $SFRAME -static $SEPCODE -o sframe-hostile $SRC/hostile.c $SRC/perfring.c"
+"$CC $CFLAGS $OMIT $SFRAME -static $SEPCODE -I$ROOT/include -o sframe-hostile $SRC/hostile.c $SRC/perfring.c $ROOT/lib/sframe/sframe.c"
 )
 outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp sframe-hostile"
 
@@ -67,7 +68,7 @@ outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp s
 # C library changes
 stamp=$( { printf '%s\n' "${cmds[@]}"; $CC --version | sed -n 1p
 	   dpkg-query -W "$LIBC"; cat "$SRC"/*.c "$SRC"/*.h "$0" \
-	   "$ROOT/include/sframe/format.h"; } |
+	   "$ROOT"/include/sframe/*.h "$ROOT/lib/sframe/sframe.c"; } |
 	 sha256sum | cut -d' ' -f1)
 uptodate=1
 [ "$(cat "$OUTU/.stamp" 2>/dev/null)" = "$stamp" ] || uptodate=

@@ -154,9 +154,10 @@ static int dump_function(FILE *out, const struct sframe_section *sec, u32 i)
 		if (sig || flex)
 			fprintf(out, ", attr = \"%s%s\"", sig ? "S" : "",
 				flex ? "F" : "");
-		if (sframe_abi_aarch64(sec) && SFRAME_FUNC_PAUTH_KEY(fde.info))
-			fprintf(out, ", pauth = B key");
 	}
+	/* Every readelf since 2.40 names the B key (v1 included). */
+	if (sframe_abi_aarch64(sec) && SFRAME_FUNC_PAUTH_KEY(fde.info))
+		fprintf(out, ", pauth = B key");
 	fprintf(out, "\n    %-7s%-8s %-10s%-10s%-13s", "STARTPC",
 		sframe_fde_pcmask(&fde) ? "[m]" : "   ", "CFA", "FP", "RA");
 

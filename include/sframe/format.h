@@ -63,6 +63,21 @@
 #define SFRAME_V3_FDE_SIZE		16
 #define SFRAME_V3_FDE_ATTR_SIZE		5
 
+/* Field offsets: v1 FDE (v2 adds rep_size), v3 FDE and v3 attribute. */
+#define SFRAME_V1_FDE_START		0	/* s32 */
+#define SFRAME_V1_FDE_FUNC_SIZE		4	/* u32 */
+#define SFRAME_V1_FDE_FRE_OFF		8	/* u32 */
+#define SFRAME_V1_FDE_NUM_FRES		12	/* u32 */
+#define SFRAME_V1_FDE_INFO		16	/* u8 */
+#define SFRAME_V2_FDE_REP_SIZE		17	/* u8 */
+#define SFRAME_V3_FDE_START		0	/* s64 */
+#define SFRAME_V3_FDE_FUNC_SIZE		8	/* u32 */
+#define SFRAME_V3_FDE_FRE_OFF		12	/* u32 */
+#define SFRAME_V3_ATTR_NUM_FRES		0	/* u16 */
+#define SFRAME_V3_ATTR_INFO		2	/* u8 */
+#define SFRAME_V3_ATTR_INFO2		3	/* u8 */
+#define SFRAME_V3_ATTR_REP_SIZE		4	/* u8 */
+
 /* FDE info byte (sfde_func_info / sfda_func_info). */
 #define SFRAME_FUNC_FRE_TYPE(i)		((i) & 0xf)
 #define SFRAME_FUNC_PC_TYPE(i)		(((i) >> 4) & 0x1)

@@ -285,6 +285,42 @@ int sframe_find(const struct sframe_section *sec, u64 pc,
 const char *sframe_errname(int err);
 const char *sframe_strerror(int err);
 
+#ifndef __KERNEL__
+/* Fields of an FDE and of an FRE (sframe_fde_field(), sframe_fre_field()). */
+enum sframe_field_id {
+	SFRAME_FIELD_FDE_START,		/* function start (signed) */
+	SFRAME_FIELD_FDE_SIZE,		/* function size */
+	SFRAME_FIELD_FDE_FRE_OFF,	/* offset of the FREs (v3: attribute) */
+	SFRAME_FIELD_FDE_NUM_FRES,	/* number of FREs */
+	SFRAME_FIELD_FDE_INFO,		/* info byte */
+	SFRAME_FIELD_FDE_INFO2,		/* info byte 2 (v3) */
+	SFRAME_FIELD_FDE_REP_SIZE,	/* PCMASK repetition size (v2, v3) */
+	SFRAME_FIELD_FRE_START,		/* start offset */
+	SFRAME_FIELD_FRE_INFO,		/* info byte */
+	SFRAME_FIELD_FRE_CFA,		/* data word: CFA offset */
+	SFRAME_FIELD_FRE_RA,		/* data word: RA offset or register */
+	SFRAME_FIELD_FRE_FP,		/* data word: FP offset or register */
+};
+
+/**
+ * struct sframe_field - where a field lies in a section
+ * @off: section offset of its first byte
+ * @len: its size in bytes, 0 if there is no such field
+ */
+struct sframe_field {
+	u32 off;
+	u32 len;
+};
+
+/* For programs that patch sections in place; not in the kernel. */
+int sframe_fde_field(const struct sframe_section *sec,
+		     const struct sframe_fde *fde, enum sframe_field_id field,
+		     struct sframe_field *loc);
+int sframe_fre_field(const struct sframe_section *sec,
+		     const struct sframe_fde *fde, const struct sframe_fre *fre,
+		     enum sframe_field_id field, struct sframe_field *loc);
+#endif
+
 /* AArch64 (either byte order): signed return addresses, PAC keys. */
 static inline bool sframe_abi_aarch64(const struct sframe_section *sec)
 {

@@ -459,30 +459,37 @@ int sframe_get_fde(const struct sframe_section *sec, u32 index,
 	if (sec->version >= SFRAME_VERSION_3) {
 		u8 a[SFRAME_V3_FDE_ATTR_SIZE];
 
-		fde->start = (u64)sframe_get_sint(sec, b, 8);
-		fde->size = sframe_get_uint(sec, b + 8, 4);
-		fre_off = sframe_get_uint(sec, b + 12, 4);
+		fde->start = (u64)sframe_get_sint(sec, b + SFRAME_V3_FDE_START,
+						  8);
+		fde->size = sframe_get_uint(sec, b + SFRAME_V3_FDE_FUNC_SIZE,
+					    4);
+		fre_off = sframe_get_uint(sec, b + SFRAME_V3_FDE_FRE_OFF, 4);
 		if (unlikely(fre_off > sec->fre_end - sec->fre_base))
 			return -SFRAME_E_FRE_BOUNDS;
 		err = sframe_read(sec, sec->fre_base + fre_off, sizeof(a),
 				  sec->fre_end, a, SFRAME_E_FRE_BOUNDS);
 		if (unlikely(err))
 			return err;
-		fde->num_fres = sframe_get_uint(sec, a, 2);
-		fde->info = a[2];
-		fde->info2 = a[3];
-		fde->rep_size = a[4];
+		fde->num_fres = sframe_get_uint(sec,
+						a + SFRAME_V3_ATTR_NUM_FRES, 2);
+		fde->info = a[SFRAME_V3_ATTR_INFO];
+		fde->info2 = a[SFRAME_V3_ATTR_INFO2];
+		fde->rep_size = a[SFRAME_V3_ATTR_REP_SIZE];
 		fde->fres = sec->fre_base + fre_off + SFRAME_V3_FDE_ATTR_SIZE;
 	} else {
-		fde->start = (u64)sframe_get_sint(sec, b, 4);
-		fde->size = sframe_get_uint(sec, b + 4, 4);
-		fre_off = sframe_get_uint(sec, b + 8, 4);
+		fde->start = (u64)sframe_get_sint(sec, b + SFRAME_V1_FDE_START,
+						  4);
+		fde->size = sframe_get_uint(sec, b + SFRAME_V1_FDE_FUNC_SIZE,
+					    4);
+		fre_off = sframe_get_uint(sec, b + SFRAME_V1_FDE_FRE_OFF, 4);
 		if (unlikely(fre_off > sec->fre_end - sec->fre_base))
 			return -SFRAME_E_FRE_BOUNDS;
-		fde->num_fres = sframe_get_uint(sec, b + 12, 4);
-		fde->info = b[16];
+		fde->num_fres = sframe_get_uint(sec, b + SFRAME_V1_FDE_NUM_FRES,
+						4);
+		fde->info = b[SFRAME_V1_FDE_INFO];
 		fde->info2 = 0;
-		fde->rep_size = sec->version == SFRAME_VERSION_2 ? b[17] : 0;
+		fde->rep_size = sec->version == SFRAME_VERSION_2 ?
+				b[SFRAME_V2_FDE_REP_SIZE] : 0;
 		fde->fres = sec->fre_base + fre_off;
 	}
 	fde->start += sec->pcrel ? sec->addr + off : sec->addr;
@@ -1034,18 +1041,95 @@ static void sframe_loc_word(const struct sframe_section *sec,
 	sframe_loc_slot(loc, word);
 }
 
+/* No data word (struct sframe_word_map). */
+#define SFRAME_NO_WORD		0xff
+
+/*
+ * struct sframe_word_map - which data words of a row hold what
+ * @cfa: index of the word holding the CFA offset
+ * @ra: index of the word holding the RA offset (or register), or
+ *      %SFRAME_NO_WORD
+ * @fp: index of the word holding the FP offset (or register), or
+ *      %SFRAME_NO_WORD
+ * @ra_padding: the RA is marked unsaved (DEFAULT: @ra holds 0; FLEX: a
+ *              zero control word without offset word)
+ *
+ * In FLEX rows the control word of each offset is the word before it.
+ */
+struct sframe_word_map {
+	u8 cfa;
+	u8 ra;
+	u8 fp;
+	bool ra_padding;
+};
+
+/*
+ * DEFAULT rows: the CFA offset, the RA offset unless the header fixes the
+ * RA slot (AMD64), then the FP offset; trailing words may be left out.
+ */
+static int sframe_map_default(const struct sframe_section *sec,
+			      const struct sframe_words *w,
+			      struct sframe_word_map *m)
+{
+	unsigned int ra_idx = sec->fixed_ra ? SFRAME_NO_WORD : 1;
+	unsigned int fp_idx = sec->fixed_ra ? 1 : 2;
+
+	if (unlikely(w->n > fp_idx + 1))
+		return -SFRAME_E_WORD_COUNT;
+	m->cfa = w->n ? 0 : SFRAME_NO_WORD;
+	m->ra = w->n > ra_idx ? ra_idx : SFRAME_NO_WORD;
+	m->fp = w->n > fp_idx ? fp_idx : SFRAME_NO_WORD;
+	m->ra_padding = m->ra != SFRAME_NO_WORD && w->s[m->ra] == 0;
+	return 0;
+}
+
+/*
+ * FLEX rows: (control, offset) pairs for CFA, RA and FP in that order.  A
+ * zero RA control word is padding with no offset word after it.
+ * Valid word counts: 2 (CFA), 4 (CFA, RA), 5 (CFA, pad, FP), 6 (all).
+ */
+static int sframe_map_flex(const struct sframe_words *w,
+			   struct sframe_word_map *m)
+{
+	unsigned int idx = 2;
+
+	if (unlikely(w->n < 2 || w->n == 3 || w->n > 6))
+		return -SFRAME_E_WORD_COUNT;
+	if (unlikely(!SFRAME_FLEX_CTRL_REG_P(w->u[0])))
+		return -SFRAME_E_FLEX_CTRL;
+	*m = (struct sframe_word_map){
+		.cfa = 1, .ra = SFRAME_NO_WORD, .fp = SFRAME_NO_WORD
+	};
+	if (w->n > 2) {
+		if (w->u[2] == 0) {
+			m->ra_padding = true;
+			idx = 3;
+		} else {
+			m->ra = 3;
+			idx = 4;
+		}
+	}
+	if (w->n == idx + 2) {
+		if (unlikely(w->u[idx] == 0))
+			return -SFRAME_E_FLEX_CTRL;
+		m->fp = idx + 1;
+	} else if (unlikely(w->n != idx)) {
+		return -SFRAME_E_WORD_COUNT;
+	}
+	return 0;
+}
+
 static int sframe_rule_default(const struct sframe_section *sec,
 			       const struct sframe_fre *fre,
 			       const struct sframe_words *w,
 			       struct sframe_rule *rule)
 {
-	/* With a fixed RA slot (AMD64) the FP word follows the CFA word. */
-	unsigned int ra_idx = sec->fixed_ra ? 0 : 1;
-	unsigned int fp_idx = sec->fixed_ra ? 1 : 2;
+	struct sframe_word_map m;
 	int err;
 
-	if (unlikely(w->n > fp_idx + 1))
-		return -SFRAME_E_WORD_COUNT;
+	err = sframe_map_default(sec, w, &m);
+	if (err)
+		return err;
 
 	rule->cfa.kind = SFRAME_LOC_REG;
 	if (SFRAME_FRE_CFA_BASE_SP(fre->info)) {
@@ -1054,22 +1138,22 @@ static int sframe_rule_default(const struct sframe_section *sec,
 	} else {
 		rule->cfa.reg = sec->fp_reg;
 	}
-	err = sframe_cfa_offset(sec, w->s[0], &rule->cfa.offset);
+	err = sframe_cfa_offset(sec, w->s[m.cfa], &rule->cfa.offset);
 	if (err)
 		return err;
 
 	if (sec->fixed_ra) {
 		sframe_loc_slot(&rule->ra, sec->fixed_ra);
 		rule->flags |= SFRAME_RULE_RA_FIXED;
-	} else if (w->n > ra_idx && w->s[ra_idx] == 0) {
+	} else if (m.ra_padding) {
 		/* Padding: the RA is not saved (still in LR / r14). */
 		rule->flags |= SFRAME_RULE_RA_PADDING;
-	} else if (w->n > ra_idx) {
-		sframe_loc_word(sec, &rule->ra, w->s[ra_idx]);
+	} else if (m.ra != SFRAME_NO_WORD) {
+		sframe_loc_word(sec, &rule->ra, w->s[m.ra]);
 	}
 
-	if (w->n > fp_idx)
-		sframe_loc_word(sec, &rule->fp, w->s[fp_idx]);
+	if (m.fp != SFRAME_NO_WORD)
+		sframe_loc_word(sec, &rule->fp, w->s[m.fp]);
 	return 0;
 }
 
@@ -1090,54 +1174,35 @@ static int sframe_loc_flex(struct sframe_loc *loc, u32 ctrl, s32 offset)
 	return 0;
 }
 
-/*
- * FLEX rows: (control, offset) pairs for CFA, RA and FP in that order.  A
- * zero RA control word is padding with no offset word after it.
- * Valid word counts: 2 (CFA), 4 (CFA, RA), 5 (CFA, pad, FP), 6 (all).
- */
 static int sframe_rule_flex(const struct sframe_section *sec,
 			    const struct sframe_words *w,
 			    struct sframe_rule *rule)
 {
-	unsigned int idx = 2;
+	struct sframe_word_map m;
 	int err;
 
-	if (unlikely(w->n < 2 || w->n == 3 || w->n > 6))
-		return -SFRAME_E_WORD_COUNT;
-	if (unlikely(!SFRAME_FLEX_CTRL_REG_P(w->u[0])))
-		return -SFRAME_E_FLEX_CTRL;
-	err = sframe_loc_flex(&rule->cfa, w->u[0], 0);
+	err = sframe_map_flex(w, &m);
 	if (err)
 		return err;
-	err = sframe_cfa_offset(sec, w->s[1], &rule->cfa.offset);
+	err = sframe_loc_flex(&rule->cfa, w->u[m.cfa - 1], 0);
+	if (err)
+		return err;
+	err = sframe_cfa_offset(sec, w->s[m.cfa], &rule->cfa.offset);
 	if (err)
 		return err;
 
-	if (w->n > 2) {
-		if (w->u[2] == 0) {
-			rule->flags |= SFRAME_RULE_RA_PADDING;
-			idx = 3;
-		} else {
-			err = sframe_loc_flex(&rule->ra, w->u[2], w->s[3]);
-			if (err)
-				return err;
-			idx = 4;
-		}
-	}
-	if (w->n == idx + 2) {
-		if (unlikely(w->u[idx] == 0))
-			return -SFRAME_E_FLEX_CTRL;
-		err = sframe_loc_flex(&rule->fp, w->u[idx], w->s[idx + 1]);
+	if (m.ra_padding) {
+		rule->flags |= SFRAME_RULE_RA_PADDING;
+	} else if (m.ra != SFRAME_NO_WORD) {
+		err = sframe_loc_flex(&rule->ra, w->u[m.ra - 1], w->s[m.ra]);
 		if (err)
 			return err;
-	} else if (unlikely(w->n != idx)) {
-		return -SFRAME_E_WORD_COUNT;
-	}
-
-	if (idx == 2 && sec->fixed_ra) {
+	} else if (sec->fixed_ra) {
 		sframe_loc_slot(&rule->ra, sec->fixed_ra);
 		rule->flags |= SFRAME_RULE_RA_FIXED;
 	}
+	if (m.fp != SFRAME_NO_WORD)
+		return sframe_loc_flex(&rule->fp, w->u[m.fp - 1], w->s[m.fp]);
 	return 0;
 }
 
@@ -1162,6 +1227,19 @@ static void sframe_rule_init(const struct sframe_section *sec,
 		rule->flags |= SFRAME_RULE_PAUTH_B;
 }
 
+/* FDE type: DEFAULT before v3; a negative error for an unknown one. */
+static int sframe_fde_type(const struct sframe_section *sec,
+			   const struct sframe_fde *fde)
+{
+	unsigned int type = sec->version >= SFRAME_VERSION_3 ?
+			    SFRAME_V3_FUNC_FDE_TYPE(fde->info2) :
+			    SFRAME_FDE_TYPE_DEFAULT;
+
+	if (unlikely(type > SFRAME_FDE_TYPE_FLEX))
+		return -SFRAME_E_FDE_TYPE;
+	return type;
+}
+
 /**
  * sframe_fre_rule() - decode the recovery rule of one frame row entry
  * @sec: opened section
@@ -1181,16 +1259,14 @@ int sframe_fre_rule(const struct sframe_section *sec,
 		    struct sframe_rule *rule)
 {
 	struct sframe_words w;
-	unsigned int type;
-	int err;
+	int type, err;
 
 	sframe_rule_init(sec, fde, rule);
 	rule->fre_start = fre->start;
 
-	type = sec->version >= SFRAME_VERSION_3 ?
-	       SFRAME_V3_FUNC_FDE_TYPE(fde->info2) : SFRAME_FDE_TYPE_DEFAULT;
-	if (unlikely(type > SFRAME_FDE_TYPE_FLEX))
-		return -SFRAME_E_FDE_TYPE;
+	type = sframe_fde_type(sec, fde);
+	if (unlikely(type < 0))
+		return type;
 	if (type == SFRAME_FDE_TYPE_FLEX)
 		rule->flags |= SFRAME_RULE_FLEX;
 
@@ -1265,6 +1341,150 @@ int sframe_find(const struct sframe_section *sec, u64 pc,
 	return sframe_fre_rule(sec, &fde, &fre, rule);
 }
 EXPORT_SYMBOL_GPL(sframe_find);
+
+#ifndef __KERNEL__
+/*
+ * Where the fields of a section lie, for programs that patch sections in
+ * place (qemu/user/hostile.c forges its own to attack the kernel's user
+ * unwinder).  The kernel has no use for them.
+ */
+
+/* An FDE field: in the index entry or (attr) the v3 attribute. */
+struct sframe_fde_layout {
+	u8 attr;
+	u8 off;
+	u8 len;
+};
+
+#define SFRAME_FLD(o, l)	{ .off = (o), .len = (l) }
+#define SFRAME_ATTR_FLD(o, l)	{ .attr = 1, .off = (o), .len = (l) }
+
+/* v2 adds rep_size to the v1 fields. */
+#define SFRAME_V1_FDE_FIELDS						\
+	[SFRAME_FIELD_FDE_START] = SFRAME_FLD(SFRAME_V1_FDE_START, 4),	\
+	[SFRAME_FIELD_FDE_SIZE] = SFRAME_FLD(SFRAME_V1_FDE_FUNC_SIZE, 4), \
+	[SFRAME_FIELD_FDE_FRE_OFF] = SFRAME_FLD(SFRAME_V1_FDE_FRE_OFF, 4), \
+	[SFRAME_FIELD_FDE_NUM_FRES] = SFRAME_FLD(SFRAME_V1_FDE_NUM_FRES, 4), \
+	[SFRAME_FIELD_FDE_INFO] = SFRAME_FLD(SFRAME_V1_FDE_INFO, 1)
+
+static const struct sframe_fde_layout
+sframe_fde_layouts[SFRAME_VERSION_3][SFRAME_FIELD_FDE_REP_SIZE + 1] = {
+	[SFRAME_VERSION_1 - 1] = { SFRAME_V1_FDE_FIELDS },
+	[SFRAME_VERSION_2 - 1] = {
+		SFRAME_V1_FDE_FIELDS,
+		[SFRAME_FIELD_FDE_REP_SIZE] =
+			SFRAME_FLD(SFRAME_V2_FDE_REP_SIZE, 1),
+	},
+	[SFRAME_VERSION_3 - 1] = {
+		[SFRAME_FIELD_FDE_START] = SFRAME_FLD(SFRAME_V3_FDE_START, 8),
+		[SFRAME_FIELD_FDE_SIZE] =
+			SFRAME_FLD(SFRAME_V3_FDE_FUNC_SIZE, 4),
+		[SFRAME_FIELD_FDE_FRE_OFF] =
+			SFRAME_FLD(SFRAME_V3_FDE_FRE_OFF, 4),
+		[SFRAME_FIELD_FDE_NUM_FRES] =
+			SFRAME_ATTR_FLD(SFRAME_V3_ATTR_NUM_FRES, 2),
+		[SFRAME_FIELD_FDE_INFO] =
+			SFRAME_ATTR_FLD(SFRAME_V3_ATTR_INFO, 1),
+		[SFRAME_FIELD_FDE_INFO2] =
+			SFRAME_ATTR_FLD(SFRAME_V3_ATTR_INFO2, 1),
+		[SFRAME_FIELD_FDE_REP_SIZE] =
+			SFRAME_ATTR_FLD(SFRAME_V3_ATTR_REP_SIZE, 1),
+	},
+};
+
+/**
+ * sframe_fde_field() - where one field of a function descriptor lies
+ * @sec: opened section
+ * @fde: the descriptor (from sframe_get_fde())
+ * @field: an FDE field, %SFRAME_FIELD_FDE_START to %SFRAME_FIELD_FDE_REP_SIZE
+ * @loc: result: section offset and size in bytes; size 0 if the version
+ *       has no such field (info2 before v3, rep_size in v1)
+ *
+ * Return: 0, or -SFRAME_E_INVAL for a field that is no FDE field.
+ */
+int sframe_fde_field(const struct sframe_section *sec,
+		     const struct sframe_fde *fde, enum sframe_field_id field,
+		     struct sframe_field *loc)
+{
+	const struct sframe_fde_layout *l;
+
+	if (field > SFRAME_FIELD_FDE_REP_SIZE ||
+	    sec->version < SFRAME_VERSION_1 || sec->version > SFRAME_VERSION_3)
+		return -SFRAME_E_INVAL;
+	l = &sframe_fde_layouts[sec->version - 1][field];
+	loc->off = l->off + (l->attr ? fde->fres - SFRAME_V3_FDE_ATTR_SIZE :
+			     sec->fde_base + fde->index * sec->fde_size);
+	loc->len = l->len;
+	return 0;
+}
+
+/**
+ * sframe_fre_field() - where one field of a frame row entry lies
+ * @sec: opened section
+ * @fde: the function the row belongs to
+ * @fre: the row (from sframe_read_fre())
+ * @field: an FRE field, %SFRAME_FIELD_FRE_START to %SFRAME_FIELD_FRE_FP
+ * @loc: result: section offset and size in bytes
+ *
+ * The data-word fields are the words sframe_fre_rule() reads the CFA
+ * offset, the RA and the FP from (the offset word of a FLEX pair).  Their
+ * size is 0 when the row has no such word: the header fixes the RA slot
+ * (AMD64), the row leaves it out, or a FLEX row marks the RA as padding.
+ * A DEFAULT row's RA padding word (0) is the RA field.
+ *
+ * Return: 0, or a negative SFRAME_E_* code for a data-word field of a row
+ * that sframe_fre_rule() rejects.
+ */
+int sframe_fre_field(const struct sframe_section *sec,
+		     const struct sframe_fde *fde, const struct sframe_fre *fre,
+		     enum sframe_field_id field, struct sframe_field *loc)
+{
+	unsigned int asz = 1U << SFRAME_FUNC_FRE_TYPE(fde->info), idx;
+	struct sframe_word_map m;
+	struct sframe_words w;
+	int type, err;
+
+	if (SFRAME_FUNC_FRE_TYPE(fde->info) > SFRAME_FRE_TYPE_ADDR4)
+		return -SFRAME_E_FRE_TYPE;
+	*loc = (struct sframe_field){ .off = fre->off };
+	switch (field) {
+	case SFRAME_FIELD_FRE_START:
+		loc->len = asz;
+		return 0;
+	case SFRAME_FIELD_FRE_INFO:
+		loc->off += asz;
+		loc->len = 1;
+		return 0;
+	case SFRAME_FIELD_FRE_CFA:
+	case SFRAME_FIELD_FRE_RA:
+	case SFRAME_FIELD_FRE_FP:
+		break;
+	default:
+		return -SFRAME_E_INVAL;
+	}
+
+	type = sframe_fde_type(sec, fde);
+	if (type < 0)
+		return type;
+	err = sframe_read_words(sec, fde, fre, &w);
+	if (err || !w.n)
+		return err;
+	if (type == SFRAME_FDE_TYPE_FLEX)
+		err = sframe_map_flex(&w, &m);
+	else
+		err = sframe_map_default(sec, &w, &m);
+	if (err)
+		return err;
+
+	idx = field == SFRAME_FIELD_FRE_CFA ? m.cfa :
+	      field == SFRAME_FIELD_FRE_RA ? m.ra : m.fp;
+	if (idx != SFRAME_NO_WORD) {
+		loc->len = 1U << SFRAME_FRE_WORD_SIZE(fre->info);
+		loc->off += asz + 1 + idx * loc->len;
+	}
+	return 0;
+}
+#endif /* !__KERNEL__ */
 
 struct sframe_validation {
 	sframe_report_fn report;

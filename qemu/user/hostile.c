@@ -46,7 +46,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "../../include/sframe/format.h"
+#include <sframe/sframe.h>
 #include "perfring.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -58,19 +58,16 @@
 #define USER_END	(1ULL << 47)
 #define SFRAME_ABI	SFRAME_ABI_AMD64_ENDIAN_LITTLE
 #define LEAF_RA_SLOT	1	/* the leaf's return address is on the stack */
-#define RA_IN_FRE	0	/* FRE words: CFA, FP; RA at fixed_ra */
 #elif defined(__aarch64__)
 #define KERNEL_ADDR	0xffff800008000000ULL
 #define USER_END	(1ULL << 48)
 #define SFRAME_ABI	SFRAME_ABI_AARCH64_ENDIAN_LITTLE
 #define LEAF_RA_SLOT	0	/* in x30 */
-#define RA_IN_FRE	1	/* FRE words: CFA, RA, FP */
 #else
 #error "x86_64 or aarch64 only"
 #endif
 
 #define HFN		__attribute__((noinline, noipa))
-#define INLINE		static inline __attribute__((always_inline))
 #define NO_TAIL()	asm volatile("" ::: "memory")
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -86,7 +83,7 @@ static const char *prog = "sframe-hostile";
 
 struct options {
 	unsigned long n, period_ns, min_ms, max_ms, timeout, want;
-	uint64_t seed;
+	u64 seed;
 	bool quiet, verbose, no_perf, expect, user_only;
 };
 
@@ -115,36 +112,36 @@ static struct shared *sh;
 
 /* ---- PRNG: splitmix64, one stream per variant ---------------------------- */
 
-static uint64_t rs;
+static u64 rs;
 
-static uint64_t rnd(void)
+static u64 rnd(void)
 {
-	uint64_t z = (rs += 0x9e3779b97f4a7c15ULL);
+	u64 z = (rs += 0x9e3779b97f4a7c15ULL);
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
 }
 
-static uint64_t rndn(uint64_t n)
+static u64 rndn(u64 n)
 {
 	return n ? rnd() % n : 0;
 }
 
 static void seed_variant(unsigned int kind, unsigned long i)
 {
-	rs = opt.seed ^ ((uint64_t)kind << 56) ^ (i * 0xd1b54a32d192ed03ULL);
+	rs = opt.seed ^ ((u64)kind << 56) ^ (i * 0xd1b54a32d192ed03ULL);
 	rnd();
 }
 
-static uint64_t pick_u64(const uint64_t *v, size_t n)
+static u64 pick_u64(const u64 *v, size_t n)
 {
 	return v[rndn(n)];
 }
 
 #define PICK(...)							\
-	pick_u64((const uint64_t[]){ __VA_ARGS__ },			\
-		 sizeof((const uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t))
+	pick_u64((const u64[]){ __VA_ARGS__ },			\
+		 sizeof((const u64[]){ __VA_ARGS__ }) / sizeof(u64))
 
 /* ---- failures and descriptions ------------------------------------------ */
 
@@ -218,17 +215,17 @@ static uintptr_t chain_top;		/* slots below it may be overwritten */
 static uintptr_t stack_limit = UINTPTR_MAX;	/* end of a small stack */
 static volatile unsigned long chain_sink;
 
-static volatile uint64_t *ring_head;	/* perf's data_head (or a dummy) */
-static uint64_t ring_dummy;
-static uint64_t spin_min, spin_max;	/* loop iterations */
-static uint64_t regs_min, regs_max;	/* ... of regs_loop() */
+static volatile u64 *ring_head;	/* perf's data_head (or a dummy) */
+static u64 ring_dummy;
+static u64 spin_min, spin_max;	/* loop iterations */
+static u64 regs_min, regs_max;	/* ... of regs_loop() */
 static unsigned int spin_want;		/* data_head moves to wait for */
-static uint64_t iters_per_ms, regs_per_ms;
+static u64 iters_per_ms, regs_per_ms;
 
 /* one stack slot overwritten by the leaf */
 struct slot_write {
-	volatile uint64_t *addr;
-	uint64_t val, saved;
+	volatile u64 *addr;
+	u64 val, saved;
 	bool rel;			/* val is added to the slot's value */
 	bool done;
 };
@@ -260,7 +257,7 @@ static struct {
 	int level;			/* target frame, -1: chosen in plan_stack */
 	int chosen, other;		/* the frames plan_stack chose */
 	enum vkind val;
-	uint64_t sp, fp, lr;		/* K_REGS */
+	u64 sp, fp, lr;		/* K_REGS */
 } plan;
 
 static struct slot_write wr[MAX_WR];
@@ -269,13 +266,13 @@ static unsigned long slots_written, slots_skipped, slots_not_restored;
 
 /* flapping bytes of the section (S_FLAP) */
 static struct {
-	uint32_t off;
-	uint8_t orig, mut;
+	u32 off;
+	u8 orig, mut;
 } flap[FLAP_MAX];
 static int nflap;
-static volatile uint8_t *flap_base;
+static volatile u8 *flap_base;
 
-INLINE void flap_toggle(uint64_t t)
+static __always_inline void flap_toggle(u64 t)
 {
 	int k;
 
@@ -287,9 +284,9 @@ INLINE void flap_toggle(uint64_t t)
  * The spin: until spin_want samples were written (data_head moved) and
  * spin_min iterations ran, at most spin_max iterations. No calls.
  */
-INLINE unsigned long spin(unsigned long r)
+static __always_inline unsigned long spin(unsigned long r)
 {
-	uint64_t i, last = *ring_head, head;
+	u64 i, last = *ring_head, head;
 	unsigned int seen = 0;
 
 	for (i = 0; i < spin_max; i++) {
@@ -313,12 +310,12 @@ INLINE unsigned long spin(unsigned long r)
 }
 
 /* n iterations of an empty loop with SP, FP (and LR) set to garbage */
-INLINE void regs_loop(uint64_t n, uint64_t sp, uint64_t fp, uint64_t lr)
+static __always_inline void regs_loop(u64 n, u64 sp, u64 fp, u64 lr)
 {
 #if defined(__x86_64__)
-	register uint64_t rn asm("rcx") = n;
-	register uint64_t rsp asm("rsi") = sp;
-	register uint64_t rfp asm("rdi") = fp;
+	register u64 rn asm("rcx") = n;
+	register u64 rsp asm("rsi") = sp;
+	register u64 rfp asm("rdi") = fp;
 
 	(void)lr;
 	asm volatile("mov %%rsp, %%r10\n\t"
@@ -333,10 +330,10 @@ INLINE void regs_loop(uint64_t n, uint64_t sp, uint64_t fp, uint64_t lr)
 		     : [sp] "r" (rsp), [fp] "r" (rfp)
 		     : "r10", "r11", "cc", "memory");
 #elif defined(__aarch64__)
-	register uint64_t rn asm("x12") = n;
-	register uint64_t rsp asm("x13") = sp;
-	register uint64_t rfp asm("x14") = fp;
-	register uint64_t rlr asm("x15") = lr;
+	register u64 rn asm("x12") = n;
+	register u64 rsp asm("x13") = sp;
+	register u64 rfp asm("x14") = fp;
+	register u64 rlr asm("x15") = lr;
 
 	asm volatile("mov x9, sp\n\t"
 		     "mov x10, x29\n\t"
@@ -356,9 +353,9 @@ INLINE void regs_loop(uint64_t n, uint64_t sp, uint64_t fp, uint64_t lr)
 }
 
 /* The spin with garbage registers, in chunks: data_head is read between. */
-INLINE void regs_spin(void)
+static __always_inline void regs_spin(void)
 {
-	uint64_t i, chunk = regs_per_ms / 16 + 1, last = *ring_head, head;
+	u64 i, chunk = regs_per_ms / 16 + 1, last = *ring_head, head;
 	unsigned int seen = 0;
 
 	for (i = 0; i < regs_max; i += chunk) {
@@ -381,13 +378,13 @@ INLINE void regs_spin(void)
 HFN unsigned long h_leaf(unsigned long x)
 {
 	uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();
-	uint64_t ra = (uintptr_t)__builtin_return_address(0);
+	u64 ra = (uintptr_t)__builtin_return_address(0);
 	unsigned long r = x;
 	int k, j;
 
 	ra_of[LV_LEAF] = (void *)(uintptr_t)ra;
 	for (k = 0; k < nwr; k++) {
-		volatile uint64_t *a = wr[k].addr;
+		volatile u64 *a = wr[k].addr;
 		uintptr_t ua = (uintptr_t)a;
 
 		wr[k].done = (ua >= cfa && ua + 8 <= chain_top && ua % 8 == 0) ||
@@ -461,7 +458,7 @@ static void add_write(uintptr_t addr, enum vkind v, uintptr_t base)
 {
 	if (nwr >= MAX_WR || addr < base || addr + 8 > chain_top)
 		return;
-	wr[nwr].addr = (volatile uint64_t *)addr;
+	wr[nwr].addr = (volatile u64 *)addr;
 	wr[nwr].done = false;
 	slot_value(&wr[nwr], v, base);
 	nwr++;
@@ -472,7 +469,7 @@ static void add_leaf_ra_write(uintptr_t addr, enum vkind v, uintptr_t base)
 {
 	if (nwr >= MAX_WR)
 		return;
-	wr[nwr].addr = (volatile uint64_t *)addr;
+	wr[nwr].addr = (volatile u64 *)addr;
 	wr[nwr].done = false;
 	slot_value(&wr[nwr], v, base);
 	nwr++;
@@ -497,10 +494,10 @@ HFN static void plan_stack(void)
 		found[nfound++] = LV_LEAF;
 	}
 	for (lv = LV_C; lv < NLEVELS; lv++) {
-		uint64_t want = (uintptr_t)ra_of[lv];
+		u64 want = (uintptr_t)ra_of[lv];
 
 		for (a = pos; a + 8 <= chain_top; a += 8)
-			if (*(volatile uint64_t *)a == want)
+			if (*(volatile u64 *)a == want)
 				break;
 		if (a + 8 > chain_top)
 			continue;
@@ -554,7 +551,7 @@ HFN static void plan_stack(void)
 			if (other == lv)
 				other = other == LV_C ? LV_RUN : LV_C;
 			plan.other = other;
-			wr[nwr].addr = (volatile uint64_t *)slot[lv];
+			wr[nwr].addr = (volatile u64 *)slot[lv];
 			wr[nwr].val = (uintptr_t)ra_of[other];
 			wr[nwr].rel = false;
 			nwr++;
@@ -637,80 +634,97 @@ HFN unsigned long run_chain(unsigned long x)
 
 /* ---- the section ---------------------------------------------------------- */
 
-struct fre {
-	uint32_t off;			/* start address field */
-	uint32_t info;			/* info byte */
-	uint32_t words;			/* first data word */
-	uint8_t asz, wsz, nwords;
-};
-
+/*
+ * The section as the SFrame core (lib/sframe/sframe.c, compiled in) opens
+ * it: every FDE, FRE and field this program forges is located through the
+ * core, for any SFrame version; nothing here decodes the format.
+ */
 struct fde {
-	uint32_t off;			/* the FDE entry */
-	uint64_t start;			/* resolved */
-	uint32_t size, fre_off, nfres;
-	uint8_t info;
-	uint32_t first, nparsed;	/* its FREs in sf.fres[] */
+	struct sframe_fde d;		/* decoded from the pristine copy */
+	u64 anchor;			/* start = anchor + the start field */
+	u32 first, nfres;		/* its FREs in sf.fres[] */
 };
 
 static struct {
-	uint8_t *live;			/* the section in memory */
-	uint8_t *orig;			/* pristine copy of [live, live + len) */
+	u8 *live;			/* the section in memory */
+	u8 *orig;			/* pristine copy of [live, live + len) */
 	uintptr_t addr;
 	size_t len;			/* PT_GNU_SFRAME p_memsz */
 	size_t used;			/* header, FDEs and FREs */
 	uintptr_t page;			/* the pages holding it */
 	size_t page_len;
-	uint8_t *orig_pages;
+	u8 *orig_pages;
 	off_t file_off;			/* of page in the executable, -1 */
-	unsigned int version, fde_size, hdr_end, flags;
-	uint32_t num_fdes, num_fres, fre_len, fdeoff, freoff;
-	uint32_t fde_base, fre_base, fre_end;
-	bool pcrel;
+	struct sframe_section sec;	/* the pristine copy, opened */
+	u32 hdr_end, fdeoff, freoff, fre_len;	/* raw header values */
 	struct fde *fdes;
-	struct fre *fres;
-	uint32_t nfres;
+	struct sframe_fre *fres;
+	u32 nfres;
 	int level_fde[NLEVELS];		/* FDE of each chain function, -1 */
-	uint32_t chain_fdes[NLEVELS];	/* distinct ones */
+	u32 chain_fdes[NLEVELS];	/* distinct ones */
 	int nchain;
 } sf;
 
 static int exe_fd = -1;
 static long page_size;
 
-static uint64_t get_le(const uint8_t *p, unsigned int n)
-{
-	uint64_t v = 0;
-
-	memcpy(&v, p, n);
-	return v;
-}
-
-static int64_t sext(uint64_t v, unsigned int n)
+/* n bytes at section offset off of the pristine copy, sign-extended */
+static s64 get_orig(u32 off, unsigned int n)
 {
 	unsigned int shift = 64 - 8 * n;
+	u64 v = 0;
 
-	return (int64_t)(v << shift) >> shift;
+	memcpy(&v, sf.orig + off, n);
+	return (s64)(v << shift) >> shift;
 }
 
 /* writes n bytes of v at section offset off (if inside the segment) */
-static void put(uint64_t off, uint64_t v, unsigned int n)
+static void put(u64 off, u64 v, unsigned int n)
 {
 	if (off > sf.len || n > sf.len - off)
 		return;
 	memcpy(sf.live + off, &v, n);
 }
 
-static uint32_t fde_entry(uint32_t i)
+/* the FDE index entry i (the core's stride) */
+static u32 fde_entry(u32 i)
 {
-	return sf.fde_base + i * sf.fde_size;
+	return sf.sec.fde_base + i * sf.sec.fde_size;
 }
 
-static int find_fde(uint64_t pc)
+/* where a field of FDE i lies; len 0: none in this version */
+static struct sframe_field fde_field(u32 i, enum sframe_field_id id)
 {
-	uint32_t i;
+	struct sframe_field f;
 
-	for (i = 0; i < sf.num_fdes; i++)
-		if (pc >= sf.fdes[i].start && pc - sf.fdes[i].start < sf.fdes[i].size)
+	if (sframe_fde_field(&sf.sec, &sf.fdes[i].d, id, &f))
+		f.len = 0;
+	return f;
+}
+
+/* where a field of an FRE of FDE i lies; len 0: the row has none */
+static struct sframe_field fre_field(u32 i, const struct sframe_fre *fr,
+				     enum sframe_field_id id)
+{
+	struct sframe_field f;
+
+	if (sframe_fre_field(&sf.sec, &sf.fdes[i].d, fr, id, &f))
+		f.len = 0;
+	return f;
+}
+
+static void put_field(struct sframe_field f, u64 v)
+{
+	put(f.off, v, f.len);
+}
+
+static int find_fde(u64 pc)
+{
+	u32 i;
+
+	for (i = 0; i < sf.sec.num_fdes; i++)
+		if (pc >= sf.fdes[i].d.start &&
+		    pc - sf.fdes[i].d.start < sf.fdes[i].d.size)
 			return i;
 	return -1;
 }
@@ -761,110 +775,87 @@ static int phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;			/* the executable only */
 }
 
-/* Parses the pristine copy; exits 2 when it is not the SFrame we expect. */
-static void parse_section(void)
+/* FDEs and FREs of the section as opened with opts; 0 or a core error */
+static int decode_section(unsigned int opts)
 {
-	const uint8_t *s = sf.orig;
-	uint64_t fde_end, fre_end;
-	uint32_t i, j, cap = 0;
-	int lv, mode;
+	u32 i, j, p, cap = 0;
+	int err;
 
-	if (sf.len < SFRAME_HDR_SIZE || get_le(s, 2) != SFRAME_MAGIC)
-		die(2, ".sframe: no SFrame magic");
-	sf.version = s[SFRAME_HDR_VERSION];
-	if (sf.version != SFRAME_VERSION_1 && sf.version != SFRAME_VERSION_2)
-		die(2, ".sframe: version %u, expected 1 or 2", sf.version);
-	if (s[SFRAME_HDR_ABI] != SFRAME_ABI)
-		die(2, ".sframe: ABI %u, expected %u", s[SFRAME_HDR_ABI], SFRAME_ABI);
-	sf.fde_size = sf.version == 1 ? SFRAME_V1_FDE_SIZE : SFRAME_V2_FDE_SIZE;
-	sf.flags = s[SFRAME_HDR_FLAGS];
-	sf.hdr_end = SFRAME_HDR_SIZE + s[SFRAME_HDR_AUXHDR_LEN];
-	sf.num_fdes = get_le(s + SFRAME_HDR_NUM_FDES, 4);
-	sf.num_fres = get_le(s + SFRAME_HDR_NUM_FRES, 4);
-	sf.fre_len = get_le(s + SFRAME_HDR_FRE_LEN, 4);
-	sf.fdeoff = get_le(s + SFRAME_HDR_FDEOFF, 4);
-	sf.freoff = get_le(s + SFRAME_HDR_FREOFF, 4);
-	sf.fde_base = sf.hdr_end + sf.fdeoff;
-	sf.fre_base = sf.hdr_end + sf.freoff;
-	fde_end = (uint64_t)sf.fde_base + (uint64_t)sf.num_fdes * sf.fde_size;
-	fre_end = (uint64_t)sf.fre_base + sf.fre_len;
-	if (!sf.num_fdes || fde_end > sf.fre_base || fre_end > sf.len)
-		die(2, ".sframe: bad layout (%u FDEs, FREs at %u + %u, %zu bytes)",
-		    sf.num_fdes, sf.fre_base, sf.fre_len, sf.len);
-	sf.fre_end = fre_end;
-	sf.used = fre_end;
-	sf.fdes = calloc(sf.num_fdes, sizeof(*sf.fdes));
+	err = sframe_open(&sf.sec, sf.orig, sf.len, sf.addr, opts);
+	if (!err)
+		err = sframe_validate(&sf.sec, NULL, NULL);
+	if (err)
+		return err;
+	free(sf.fdes);
+	sf.fdes = calloc(sf.sec.num_fdes + 1, sizeof(*sf.fdes));
 	if (!sf.fdes)
 		die(2, "out of memory");
-
-	for (i = 0; i < sf.num_fdes; i++) {
+	sf.nfres = 0;
+	for (i = 0; i < sf.sec.num_fdes; i++) {
 		struct fde *f = &sf.fdes[i];
-		const uint8_t *e = s + fde_entry(i);
-		uint32_t p;
-		unsigned int asz;
+		struct sframe_field start;
 
-		f->off = fde_entry(i);
-		f->size = get_le(e + 4, 4);
-		f->fre_off = get_le(e + 8, 4);
-		f->nfres = get_le(e + 12, 4);
-		f->info = e[16];
-		if (SFRAME_FUNC_FRE_TYPE(f->info) > SFRAME_FRE_TYPE_ADDR4)
-			die(2, ".sframe: FDE %u: FRE type %u", i, SFRAME_FUNC_FRE_TYPE(f->info));
-		asz = 1u << SFRAME_FUNC_FRE_TYPE(f->info);
+		err = sframe_get_fde(&sf.sec, i, &f->d);
+		if (err)
+			return err;
+		start = fde_field(i, SFRAME_FIELD_FDE_START);
+		f->anchor = f->d.start - get_orig(start.off, start.len);
 		f->first = sf.nfres;
-		p = sf.fre_base + f->fre_off;
-		for (j = 0; j < f->nfres; j++) {
-			struct fre *fr;
-			unsigned int info, wsz;
-
-			if (p + asz + 1 > sf.fre_end)
-				die(2, ".sframe: FDE %u: FRE %u out of bounds", i, j);
-			info = s[p + asz];
-			wsz = SFRAME_FRE_WORD_SIZE(info);
-			if (wsz > SFRAME_FRE_WORD_4B)
-				die(2, ".sframe: FDE %u: FRE %u: word size %u", i, j, wsz);
+		for (j = 0, p = f->d.fres; j < f->d.num_fres; j++) {
 			if (sf.nfres == cap) {
 				cap = cap ? 2 * cap : 256;
 				sf.fres = realloc(sf.fres, cap * sizeof(*sf.fres));
 				if (!sf.fres)
 					die(2, "out of memory");
 			}
-			fr = &sf.fres[sf.nfres++];
-			fr->off = p;
-			fr->info = p + asz;
-			fr->words = p + asz + 1;
-			fr->asz = asz;
-			fr->wsz = 1u << wsz;
-			fr->nwords = SFRAME_FRE_WORD_COUNT(info);
-			p = fr->words + fr->nwords * fr->wsz;
-			if (p > sf.fre_end)
-				die(2, ".sframe: FDE %u: FRE %u out of bounds", i, j);
+			err = sframe_read_fre(&sf.sec, &f->d, p,
+					      &sf.fres[sf.nfres]);
+			if (err)
+				return err;
+			p = sf.fres[sf.nfres++].next;
 		}
-		f->nparsed = sf.nfres - f->first;
+		f->nfres = sf.nfres - f->first;
 	}
+	return 0;
+}
 
-	/* start addresses: section-relative or PC-relative, whichever finds us */
+/*
+ * Opens the pristine copy with the core; exits 2 when it is not the SFrame
+ * we expect.  Start addresses: as the header says, else PC-relative,
+ * whichever puts an FDE at h_leaf.
+ */
+static void parse_section(void)
+{
+	unsigned int mode;
+	int lv, f, err = 0;
+
 	for (mode = 0; mode < 2; mode++) {
-		for (i = 0; i < sf.num_fdes; i++) {
-			int64_t raw = sext(get_le(s + fde_entry(i), 4), 4);
-
-			sf.fdes[i].start = sf.addr + (mode ? fde_entry(i) : 0) + raw;
-		}
-		sf.pcrel = mode;
-		if (find_fde((uintptr_t)h_leaf) >= 0 &&
-		    sf.fdes[find_fde((uintptr_t)h_leaf)].start == (uintptr_t)h_leaf)
+		err = decode_section(mode ? SFRAME_OPEN_PCREL : 0);
+		if (err)
+			die(2, ".sframe: %s (%s)", sframe_strerror(err),
+			    sframe_errname(err));
+		f = find_fde((uintptr_t)h_leaf);
+		if (f >= 0 && sf.fdes[f].d.start == (uintptr_t)h_leaf)
 			break;
 	}
 	if (mode == 2)
 		die(2, ".sframe: no FDE starts at h_leaf %p", (void *)h_leaf);
+	if (sf.sec.abi != SFRAME_ABI)
+		die(2, ".sframe: ABI %u, expected %u", sf.sec.abi, SFRAME_ABI);
+	sf.used = sf.sec.size;
+	sf.hdr_end = SFRAME_HDR_SIZE + sf.orig[SFRAME_HDR_AUXHDR_LEN];
+	sf.fdeoff = sf.sec.fde_base - sf.hdr_end;
+	sf.freoff = sf.sec.fre_base - sf.hdr_end;
+	sf.fre_len = sf.sec.fre_end - sf.sec.fre_base;
 	for (lv = 0; lv < NLEVELS; lv++) {
-		int k, f = find_fde((uintptr_t)level_fn[lv]);
+		int k;
 
+		f = find_fde((uintptr_t)level_fn[lv]);
 		sf.level_fde[lv] = f;
 		if (f < 0)
 			die(2, ".sframe: no FDE covers %s", level_names[lv]);
 		for (k = 0; k < sf.nchain; k++)
-			if (sf.chain_fdes[k] == (uint32_t)f)
+			if (sf.chain_fdes[k] == (u32)f)
 				break;
 		if (k == sf.nchain)
 			sf.chain_fdes[sf.nchain++] = f;
@@ -886,7 +877,7 @@ static void setup_section(void)
 		    ps.in_text ? "in the text segment" : "in no PT_LOAD");
 	sf.addr = ps.sframe;
 	sf.len = ps.sframe_len;
-	sf.live = (uint8_t *)sf.addr;
+	sf.live = (u8 *)sf.addr;
 	sf.page = sf.addr & ~(page_size - 1);
 	sf.page_len = ((sf.addr + sf.len + page_size - 1) & ~(page_size - 1)) - sf.page;
 	for (i = 0; i < ps.ntext; i++)
@@ -956,14 +947,14 @@ static const enum sclass sched_section[] = {
 static unsigned long sclass_count[NSCLASS], kclass_count[NKCLASS];
 
 /* an FDE: a chain function's 3 times out of 4 */
-static uint32_t pick_fde(void)
+static u32 pick_fde(void)
 {
 	if (rndn(4) && sf.nchain)
 		return sf.chain_fdes[rndn(sf.nchain)];
-	return rndn(sf.num_fdes);
+	return rndn(sf.sec.num_fdes);
 }
 
-static const char *fde_name(uint32_t i)
+static const char *fde_name(u32 i)
 {
 	int lv;
 
@@ -973,34 +964,42 @@ static const char *fde_name(uint32_t i)
 	return "other";
 }
 
-/* a parsed FRE of FDE i, NULL if it has none */
-static const struct fre *pick_fre(uint32_t i)
+/* an FRE of FDE i, NULL if it has none */
+static const struct sframe_fre *pick_fre(u32 i)
 {
 	const struct fde *f = &sf.fdes[i];
 
-	if (!f->nparsed)
+	if (!f->nfres)
 		return NULL;
-	return &sf.fres[f->first + rndn(f->nparsed)];
+	return &sf.fres[f->first + rndn(f->nfres)];
 }
 
-static void set_fde_start(uint32_t i, uint64_t addr)
+/* the largest signed value of a field of n bytes */
+static u64 smax(unsigned int n)
 {
-	uint64_t anchor = sf.addr + (sf.pcrel ? fde_entry(i) : 0);
-	int64_t raw = (int64_t)(addr - anchor);
+	return (1ULL << (8 * n - 1)) - 1;
+}
 
-	if (raw < INT32_MIN || raw > INT32_MAX) {
-		raw = INT32_MIN;
-		describe(" (out of reach: %#" PRIx64 ")", anchor + (uint64_t)raw);
+/* FDE entry i's start field set to addr (from entry i's anchor) */
+static void set_fde_start(u32 i, u64 addr)
+{
+	struct sframe_field f = fde_field(i, SFRAME_FIELD_FDE_START);
+	s64 raw = (s64)(addr - sf.fdes[i].anchor), min = -(s64)smax(f.len) - 1;
+
+	if (raw < min || raw > (s64)smax(f.len)) {
+		raw = min;
+		describe(" (out of reach: %#" PRIx64 ")",
+			 sf.fdes[i].anchor + (u64)raw);
 	}
-	put(fde_entry(i), (uint32_t)raw, 4);
+	put_field(f, raw);
 }
 
 /* extreme values of a signed word of n bytes */
-static uint64_t word_extreme(unsigned int n)
+static u64 word_extreme(unsigned int n)
 {
-	uint64_t max = (1ULL << (8 * n - 1)) - 1;
+	u64 max = smax(n);
 
-	return PICK(max, max + 1, 0, (uint64_t)-8, (uint64_t)-1, 1, max - 7, rnd());
+	return PICK(max, max + 1, 0, (u64)-8, (u64)-1, 1, max - 7, rnd());
 }
 
 static void flip_bytes(void)
@@ -1009,8 +1008,8 @@ static void flip_bytes(void)
 
 	describe(" %u bytes:", n);
 	for (k = 0; k < n; k++) {
-		uint32_t off = rndn(sf.used);
-		uint8_t x = 1 + rndn(255);
+		u32 off = rndn(sf.used);
+		u8 x = 1 + rndn(255);
 
 		sf.live[off] ^= x;
 		if (k < 4)
@@ -1021,9 +1020,11 @@ static void flip_bytes(void)
 /* Applies one in-place mutation of class c to the live section. */
 static void mutate(enum sclass c)
 {
-	uint32_t i, end = sf.len - sf.hdr_end;	/* offsets past the segment */
-	const struct fre *fr;
-	uint64_t v;
+	const struct sframe_section *sec = &sf.sec;
+	u32 i, end = sf.len - sf.hdr_end;	/* offsets past the segment */
+	const struct sframe_fre *fr;
+	struct sframe_field f;
+	u64 v;
 
 	describe("%s", sclass_names[c]);
 	switch (c) {
@@ -1031,60 +1032,65 @@ static void mutate(enum sclass c)
 		flip_bytes();
 		break;
 	case S_NUM_FDES:
-		v = PICK(0, 1, sf.num_fdes - 1, sf.num_fdes + 1, 2 * sf.num_fdes,
-			 (sf.fre_base - sf.fde_base) / sf.fde_size + 1,
-			 (sf.len - sf.fde_base) / sf.fde_size + 1, 0x7fffffff,
-			 0x80000000, 0xffffffff, (uint32_t)rnd());
+		v = PICK(0, 1, sec->num_fdes - 1, sec->num_fdes + 1,
+			 2 * sec->num_fdes,
+			 (sec->fre_base - sec->fde_base) / sec->fde_size + 1,
+			 (sf.len - sec->fde_base) / sec->fde_size + 1, 0x7fffffff,
+			 0x80000000, 0xffffffff, (u32)rnd());
 		put(SFRAME_HDR_NUM_FDES, v, 4);
 		describe(" = %#" PRIx64, v);
 		break;
 	case S_NUM_FRES:
-		v = PICK(0, 1, sf.num_fres - 1, sf.num_fres + 1, 0x80000000,
-			 0xffffffff, (uint32_t)rnd());
+		v = PICK(0, 1, sec->num_fres - 1, sec->num_fres + 1, 0x80000000,
+			 0xffffffff, (u32)rnd());
 		put(SFRAME_HDR_NUM_FRES, v, 4);
 		describe(" = %#" PRIx64, v);
 		break;
 	case S_FRE_LEN:
 		v = PICK(0, 1, sf.fre_len - 1, sf.fre_len + 1,
-			 sf.len - sf.fre_base + 1, sf.len - sf.fre_base + 4096,
-			 0x7fffffff, 0xffffffff, (uint32_t)rnd());
+			 sf.len - sec->fre_base + 1, sf.len - sec->fre_base + 4096,
+			 0x7fffffff, 0xffffffff, (u32)rnd());
 		put(SFRAME_HDR_FRE_LEN, v, 4);
 		describe(" = %#" PRIx64, v);
 		break;
 	case S_FDEOFF:
 		v = PICK(sf.fdeoff ? 0 : 1, 1, sf.freoff, sf.freoff + 1,
-			 sf.fdeoff + sf.fde_size, end, end + 1, 0x80000000,
-			 0xffffffff, (uint32_t)rnd());
+			 sf.fdeoff + sec->fde_size, end, end + 1, 0x80000000,
+			 0xffffffff, (u32)rnd());
 		put(SFRAME_HDR_FDEOFF, v, 4);
 		describe(" = %#" PRIx64, v);
 		break;
 	case S_FREOFF:
-		v = PICK(0, 1, sf.fdeoff, sf.fdeoff + sf.fde_size, sf.freoff - 1,
-			 sf.freoff + 1, end - sf.fre_len + 1, end, 0x80000000,
-			 0xffffffff, (uint32_t)rnd());
+		v = PICK(0, 1, sf.fdeoff, sf.fdeoff + sec->fde_size,
+			 sf.freoff - 1, sf.freoff + 1, end - sf.fre_len + 1, end,
+			 0x80000000, 0xffffffff, (u32)rnd());
 		put(SFRAME_HDR_FREOFF, v, 4);
 		describe(" = %#" PRIx64, v);
 		break;
 	case S_IDENT:
 		if (!rndn(4)) {
-			/* consistent but foreign: big-endian, or v2 PC-relative */
+			/* consistent but foreign: big-endian, or PC-relative */
 			if (rndn(2)) {
 				put(SFRAME_HDR_MAGIC, 0xe2de, 2);
 				put(SFRAME_HDR_ABI, PICK(SFRAME_ABI_AARCH64_ENDIAN_BIG,
 							 SFRAME_ABI_S390X_ENDIAN_BIG), 1);
 				describe(" big-endian magic and abi %u", sf.live[SFRAME_HDR_ABI]);
 			} else {
-				put(SFRAME_HDR_VERSION, SFRAME_VERSION_2, 1);
+				/* v3 data read as v2: FDEs of another size */
+				v = sec->version == SFRAME_VERSION_2 ?
+				    SFRAME_VERSION_3 : SFRAME_VERSION_2;
+				put(SFRAME_HDR_VERSION, v, 1);
 				sf.live[SFRAME_HDR_FLAGS] |= SFRAME_F_FDE_FUNC_START_PCREL;
-				describe(" version 2 with PC-relative starts");
+				describe(" version %" PRIu64 " with PC-relative starts",
+					 v);
 			}
 		} else if (rndn(2)) {
 			v = PICK(0, 0xe2de /* big-endian magic */, 0xdee3, 0xffff,
-				 (uint16_t)rnd());
+				 (u16)rnd());
 			put(SFRAME_HDR_MAGIC, v, 2);
 			describe(" magic = %#" PRIx64, v);
 		} else {
-			v = PICK(0, sf.version == 1 ? 2 : 1, 3, 4, 0x7f, 0xff);
+			v = PICK(0, sec->version == 1 ? 2 : 1, 3, 4, 0x7f, 0xff);
 			put(SFRAME_HDR_VERSION, v, 1);
 			describe(" version = %" PRIu64, v);
 		}
@@ -1098,7 +1104,8 @@ static void mutate(enum sclass c)
 			describe(" abi = %" PRIu64, v);
 		} else {
 			v = PICK(0, SFRAME_F_FRAME_POINTER,
-				 SFRAME_F_FDE_FUNC_START_PCREL | sf.flags, 0x7, 0x80, 0xff);
+				 SFRAME_F_FDE_FUNC_START_PCREL | sec->flags, 0x7, 0x80,
+				 0xff);
 			put(SFRAME_HDR_FLAGS, v, 1);
 			describe(" flags = %#" PRIx64, v);
 		}
@@ -1113,12 +1120,12 @@ static void mutate(enum sclass c)
 		case 1:
 			v = PICK(0, 0x7f, 0x80, 0xf0, 0x10, rndn(256));
 			put(SFRAME_HDR_FIXED_FP, v, 1);
-			describe(" fixed_fp = %d", (int8_t)v);
+			describe(" fixed_fp = %d", (s8)v);
 			break;
 		default:
 			v = PICK(0, 0x7f, 0x80, 0xf0, 0x10, rndn(256));
 			put(SFRAME_HDR_FIXED_RA, v, 1);
-			describe(" fixed_ra = %d", (int8_t)v);
+			describe(" fixed_ra = %d", (s8)v);
 			break;
 		}
 		break;
@@ -1127,7 +1134,7 @@ static void mutate(enum sclass c)
 			"reversed", "rotated", "two swapped", "shuffled",
 		};
 		/* FDE entries moved (start fields kept pointing at their function) */
-		uint32_t n = sf.num_fdes, *perm = calloc(n, sizeof(*perm));
+		u32 n = sec->num_fdes, *perm = calloc(n, sizeof(*perm));
 		unsigned int how = rndn(4);
 
 		if (!perm)
@@ -1135,7 +1142,7 @@ static void mutate(enum sclass c)
 		for (i = 0; i < n; i++)
 			perm[i] = how == 0 ? n - 1 - i : how == 1 ? (i + 1) % n : i;
 		if (how == 2 && n > 1) {	/* a chain FDE swapped with another */
-			uint32_t a = pick_fde(), b = rndn(n);
+			u32 a = pick_fde(), b = rndn(n);
 
 			if (a == b)
 				b = (a + 1) % n;
@@ -1144,15 +1151,15 @@ static void mutate(enum sclass c)
 		}
 		if (how == 3)
 			for (i = n - 1; i > 0; i--) {
-				uint32_t j = rndn(i + 1), t = perm[i];
+				u32 j = rndn(i + 1), t = perm[i];
 
 				perm[i] = perm[j];
 				perm[j] = t;
 			}
 		for (i = 0; i < n; i++) {	/* entry i gets old entry perm[i] */
 			memcpy(sf.live + fde_entry(i), sf.orig + fde_entry(perm[i]),
-			       sf.fde_size);
-			set_fde_start(i, sf.fdes[perm[i]].start);
+			       sec->fde_size);
+			set_fde_start(i, sf.fdes[perm[i]].d.start);
 		}
 		sf.live[SFRAME_HDR_FLAGS] |= SFRAME_F_FDE_SORTED;
 		describe(" (%s)", unsorted_names[how]);
@@ -1160,11 +1167,11 @@ static void mutate(enum sclass c)
 		break;
 	}
 	case S_FDE_START: {
-		uint32_t prev, next;
+		u32 prev, next;
 
 		i = pick_fde();
-		prev = i ? i - 1 : sf.num_fdes - 1;
-		next = (i + 1) % sf.num_fdes;
+		prev = i ? i - 1 : sec->num_fdes - 1;
+		next = (i + 1) % sec->num_fdes;
 		describe(" fde %u (%s)", i, fde_name(i));
 		switch (rndn(8)) {
 		case 0:
@@ -1177,26 +1184,29 @@ static void mutate(enum sclass c)
 			break;
 		case 2:
 			describe(" -> fde %u's start (overlap)", prev);
-			set_fde_start(i, sf.fdes[prev].start);
+			set_fde_start(i, sf.fdes[prev].d.start);
 			break;
 		case 3:
 			describe(" -> fde %u's start (overlap)", next);
-			set_fde_start(i, sf.fdes[next].start);
+			set_fde_start(i, sf.fdes[next].d.start);
 			break;
 		case 4:
 			describe(" -> fde %u's start, size 0xffffffff", prev);
-			set_fde_start(i, sf.fdes[prev].start);
-			put(fde_entry(i) + 4, 0xffffffff, 4);
+			set_fde_start(i, sf.fdes[prev].d.start);
+			put_field(fde_field(i, SFRAME_FIELD_FDE_SIZE), 0xffffffff);
 			break;
 		case 5:
-			v = PICK(0, 0x7fffffff, 0x80000000, 0xffffffff);
-			describe(" raw = %#" PRIx64, v);
-			put(fde_entry(i), v, 4);
+			/* the field's extremes: 0, max, min, -1 */
+			f = fde_field(i, SFRAME_FIELD_FDE_START);
+			v = PICK(0, smax(f.len), smax(f.len) + 1, ~0ULL);
+			describe(" raw = %#" PRIx64,
+				 f.len < 8 ? v & ((1ULL << 8 * f.len) - 1) : v);
+			put_field(f, v);
 			break;
 		case 6:
-			v = PICK(1, (uint64_t)-1, 4, (uint64_t)-4, 16);
-			describe(" += %" PRId64, (int64_t)v);
-			set_fde_start(i, sf.fdes[i].start + v);
+			v = PICK(1, (u64)-1, 4, (u64)-4, 16);
+			describe(" += %" PRId64, (s64)v);
+			set_fde_start(i, sf.fdes[i].d.start + v);
 			break;
 		default:
 			describe(" -> the section's start");
@@ -1207,54 +1217,63 @@ static void mutate(enum sclass c)
 	}
 	case S_FDE_SIZE:
 		i = pick_fde();
-		v = PICK(0, 1, 0xffffffff, 0x80000000, sf.fdes[i].size + 1,
-			 2 * sf.fdes[i].size, (uint32_t)rnd());
-		put(fde_entry(i) + 4, v, 4);
+		v = PICK(0, 1, 0xffffffff, 0x80000000, sf.fdes[i].d.size + 1,
+			 2 * sf.fdes[i].d.size, (u32)rnd());
+		put_field(fde_field(i, SFRAME_FIELD_FDE_SIZE), v);
 		describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i), v);
 		break;
 	case S_FDE_FREOFF: {
-		const struct fde *f;
+		u32 fre_off;
 
 		i = pick_fde();
-		f = &sf.fdes[i];
+		f = fde_field(i, SFRAME_FIELD_FDE_FRE_OFF);
+		fre_off = get_orig(f.off, f.len);
 		/* back to earlier FREs (another FDE's, its own +-1), past the end */
-		v = PICK(i ? sf.fdes[rndn(i)].fre_off : 0, 0, f->fre_off + 1,
-			 f->fre_off ? f->fre_off - 1 : 1, sf.fre_len, sf.fre_len - 1,
-			 0x80000000, 0xffffffff, (uint32_t)rnd());
-		put(f->off + 8, v, 4);
+		v = PICK(i ? get_orig(fde_field(rndn(i), SFRAME_FIELD_FDE_FRE_OFF).off,
+				      f.len) : 0,
+			 0, fre_off + 1, fre_off ? fre_off - 1 : 1, sf.fre_len,
+			 sf.fre_len - 1, 0x80000000, 0xffffffff, (u32)rnd());
+		put_field(f, v);
 		describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i), v);
 		break;
 	}
 	case S_FDE_NFRES: {
-		const struct fde *f;
+		u32 fre_off;
 
 		i = pick_fde();
-		f = &sf.fdes[i];
-		v = PICK(0, f->nfres + 1, sf.fre_len - f->fre_off + 1, 0xff, 0xffff,
-			 0x10000, 0x7fffffff, 0xffffffff, (uint32_t)rnd());
-		put(f->off + 12, v, 4);
-		describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i), v);
+		f = fde_field(i, SFRAME_FIELD_FDE_FRE_OFF);
+		fre_off = get_orig(f.off, f.len);
+		f = fde_field(i, SFRAME_FIELD_FDE_NUM_FRES);
+		v = PICK(0, sf.fdes[i].d.num_fres + 1, sf.fre_len - fre_off + 1,
+			 0xff, 0xffff, 0x10000, 0x7fffffff, 0xffffffff,
+			 (u32)rnd());
+		put_field(f, v);
+		describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i),
+			 v & ((1ULL << 8 * f.len) - 1));
 		break;
 	}
 	case S_PCMASK:
 		if (rndn(4)) {
 			i = pick_fde();
-			sf.live[sf.fdes[i].off + 16] |= SFRAME_PC_TYPE_MASK << 4;
+			sf.live[fde_field(i, SFRAME_FIELD_FDE_INFO).off] |=
+				SFRAME_PC_TYPE_MASK << 4;
 			describe(" fde %u (%s)", i, fde_name(i));
-			if (sf.version == 2) {
+			f = fde_field(i, SFRAME_FIELD_FDE_REP_SIZE);
+			if (f.len) {		/* not in v1 */
 				v = PICK(0, 1, 16, 0xff);
-				sf.live[sf.fdes[i].off + 17] = v;
+				put_field(f, v);
 				describe(" rep_size %" PRIu64, v);
 			}
 		} else {
-			for (i = 0; i < sf.num_fdes; i++)
-				sf.live[sf.fdes[i].off + 16] |= SFRAME_PC_TYPE_MASK << 4;
+			for (i = 0; i < sec->num_fdes; i++)
+				sf.live[fde_field(i, SFRAME_FIELD_FDE_INFO).off] |=
+					SFRAME_PC_TYPE_MASK << 4;
 			describe(" every fde");
 		}
 		break;
 	case S_FDE_INFO:
 		i = pick_fde();
-		v = sf.fdes[i].info;
+		v = sf.fdes[i].d.info;
 		switch (rndn(4)) {
 		case 0:				/* start-address type 3..15 */
 			v = (v & ~0xfULL) | (3 + rndn(13));
@@ -1269,13 +1288,21 @@ static void mutate(enum sclass c)
 			v = rndn(256);
 			break;
 		}
-		sf.live[sf.fdes[i].off + 16] = v;
+		put_field(fde_field(i, SFRAME_FIELD_FDE_INFO), v);
 		describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i), v);
+		f = fde_field(i, SFRAME_FIELD_FDE_INFO2);
+		if (f.len && !rndn(4)) {	/* v3: the FDE type too */
+			v = PICK(SFRAME_FDE_TYPE_DEFAULT, SFRAME_FDE_TYPE_FLEX,
+				 2, 0x1f, 0xff, rndn(256));
+			put_field(f, v);
+			describe(" info2 = %#" PRIx64, v);
+		}
 		break;
 	case S_FRE_CFA:
 	case S_FRE_RA_FP: {
-		unsigned int w = 0;
+		enum sframe_field_id id = SFRAME_FIELD_FRE_CFA;
 		bool all = !rndn(4);
+		u32 k;
 
 		i = pick_fde();
 		fr = pick_fre(i);
@@ -1286,38 +1313,40 @@ static void mutate(enum sclass c)
 		if (c == S_FRE_RA_FP) {
 			bool ra = rndn(2);
 
-			/* aarch64 words: CFA, RA, FP; x86_64: CFA, FP (RA fixed) */
-			if (ra && (!RA_IN_FRE || fr->nwords < 2)) {
+			/* no word in the row: the header's fixed offset */
+			id = ra ? SFRAME_FIELD_FRE_RA : SFRAME_FIELD_FRE_FP;
+			if (ra && !fre_field(i, fr, id).len) {
 				v = PICK(0 /* RA at the CFA */, 8, 0xf0, 0x7f, 0x80);
 				put(SFRAME_HDR_FIXED_RA, v, 1);
-				describe(" fixed_ra = %d", (int8_t)v);
+				describe(" fixed_ra = %d", (s8)v);
 				break;
 			}
-			w = ra || !RA_IN_FRE ? 1 : 2;
-			if (w >= fr->nwords) {
+			if (!fre_field(i, fr, id).len) {
 				v = PICK(0, 8, 0x80);
 				put(SFRAME_HDR_FIXED_FP, v, 1);
-				describe(" fixed_fp = %d", (int8_t)v);
+				describe(" fixed_fp = %d", (s8)v);
 				break;
 			}
 		}
-		describe(" fde %u (%s) %s word %u", i, fde_name(i),
-			 all ? "every fre" : "one fre", w);
-		/* RA/FP: at the CFA itself half of the time */
-		v = c == S_FRE_RA_FP && rndn(2) ? 0 : word_extreme(fr->wsz);
-		describe(" = %#" PRIx64, v & ((1ULL << (8 * fr->wsz - 1) << 1) - 1));
-		if (all) {
-			uint32_t k;
-
-			for (k = 0; k < sf.fdes[i].nparsed; k++) {
-				const struct fre *g = &sf.fres[sf.fdes[i].first + k];
-
-				if (w < g->nwords)
-					put(g->words + w * g->wsz, v, g->wsz);
-			}
-		} else if (w < fr->nwords) {
-			put(fr->words + w * fr->wsz, v, fr->wsz);
+		f = fre_field(i, fr, id);
+		if (!f.len) {			/* a row without words */
+			flip_bytes();
+			break;
 		}
+		describe(" fde %u (%s) %s %s word", i, fde_name(i),
+			 all ? "every fre" : "one fre",
+			 id == SFRAME_FIELD_FRE_CFA ? "CFA" :
+			 id == SFRAME_FIELD_FRE_RA ? "RA" : "FP");
+		/* RA/FP: at the CFA itself half of the time */
+		v = c == S_FRE_RA_FP && rndn(2) ? 0 : word_extreme(f.len);
+		describe(" = %#" PRIx64, v & ((1ULL << (8 * f.len - 1) << 1) - 1));
+		if (!all) {
+			put_field(f, v);
+			break;
+		}
+		for (k = 0; k < sf.fdes[i].nfres; k++)
+			put_field(fre_field(i, &sf.fres[sf.fdes[i].first + k], id),
+				  v);
 		break;
 	}
 	case S_FRE_INFO:
@@ -1327,7 +1356,7 @@ static void mutate(enum sclass c)
 			flip_bytes();
 			break;
 		}
-		v = sf.orig[fr->info];
+		v = fr->info;
 		switch (rndn(6)) {
 		case 0:
 			v &= ~0x1eULL;			/* no words */
@@ -1335,8 +1364,8 @@ static void mutate(enum sclass c)
 		case 1:
 			v |= 0x1e;			/* 15 words */
 			break;
-		case 2:
-			v = (v & ~0x1eULL) | ((fr->nwords + 1) << 1);	/* one more */
+		case 2:				/* one more */
+			v = (v & ~0x1eULL) | ((sframe_fre_words(fr) + 1) << 1);
 			break;
 		case 3:
 			v |= 0x60;			/* word size 3 */
@@ -1348,12 +1377,12 @@ static void mutate(enum sclass c)
 			v = rndn(256);
 			break;
 		}
-		sf.live[fr->info] = v;
+		put_field(fre_field(i, fr, SFRAME_FIELD_FRE_INFO), v);
 		describe(" fde %u (%s) fre at %u info = %#" PRIx64, i, fde_name(i),
 			 fr->off, v);
 		break;
 	case S_FRE_START: {
-		uint64_t max;
+		u64 max;
 
 		i = pick_fde();
 		fr = pick_fre(i);
@@ -1361,42 +1390,44 @@ static void mutate(enum sclass c)
 			flip_bytes();
 			break;
 		}
-		max = fr->asz == 4 ? 0xffffffffULL : (1ULL << (8 * fr->asz)) - 1;
+		f = fre_field(i, fr, SFRAME_FIELD_FRE_START);
+		max = f.len == 4 ? 0xffffffffULL : (1ULL << (8 * f.len)) - 1;
 		if (fr == &sf.fres[sf.fdes[i].first]) {
-			v = PICK(1, sf.fdes[i].size, max);	/* nothing covers the entry */
+			v = PICK(1, sf.fdes[i].d.size, max);	/* nothing covers the entry */
 		} else {
-			uint64_t prev = get_le(sf.orig + fr[-1].off, fr->asz);
+			u64 prev = fr[-1].start;
 
-			v = PICK(prev, prev ? prev - 1 : 0, 0, sf.fdes[i].size, max,
+			v = PICK(prev, prev ? prev - 1 : 0, 0, sf.fdes[i].d.size, max,
 				 rnd() & max);
 		}
-		put(fr->off, v, fr->asz);
+		put_field(f, v);
 		describe(" fde %u (%s) fre at %u start = %#" PRIx64, i, fde_name(i),
 			 fr->off, v);
 		break;
 	}
 	case S_TRUNCATE:
-		v = PICK(rndn(sf.used), sf.fre_base, sf.fde_base, sf.used - 1,
-			 sf.hdr_end, SFRAME_HDR_SIZE, sf.fre_base + rndn(sf.fre_len + 1));
+		v = PICK(rndn(sf.used), sec->fre_base, sec->fde_base, sf.used - 1,
+			 sf.hdr_end, SFRAME_HDR_SIZE,
+			 sec->fre_base + rndn(sf.fre_len + 1));
 		if (v > sf.used)
 			v = sf.used;
 		memset(sf.live + v, 0, sf.used - v);
 		describe(" zeroed from %" PRIu64 " of %zu", v, sf.used);
 		break;
 	case S_RANDOM: {
-		uint32_t from, len, k;
+		u32 from, len, k;
 
 		switch (rndn(4)) {
 		case 0:
 			i = pick_fde();
 			from = fde_entry(i);
-			len = sf.fde_size;
+			len = sec->fde_size;
 			describe(" fde %u (%s)", i, fde_name(i));
 			break;
 		case 1:
 			fr = pick_fre(pick_fde());
-			from = fr ? fr->off : sf.fre_base;
-			len = fr ? fr->words + fr->nwords * fr->wsz - fr->off : 4;
+			from = fr ? fr->off : sec->fre_base;
+			len = fr ? fr->next - fr->off : 4;
 			describe(" fre at %u", from);
 			break;
 		case 2:
@@ -1428,7 +1459,7 @@ static const enum sclass flap_classes[] = {
 
 static void setup_flap(void)
 {
-	uint32_t off;
+	u32 off;
 
 	mutate(flap_classes[rndn(ARRAY_SIZE(flap_classes))]);
 	nflap = 0;
@@ -1454,7 +1485,7 @@ struct counts {
 static struct counts cnt[NPHASE];
 static struct perf_ring ring;
 static int perf_fd = -1;
-static uint64_t max_entries;		/* perf_event_max_stack + 1 */
+static u64 max_entries;		/* perf_event_max_stack + 1 */
 static pid_t my_pid;
 
 /* baselines: leaf samples, and those unwound through run_chain */
@@ -1467,14 +1498,14 @@ static const char *const base_names[NBASE] = {
 static unsigned long base_leaf[NBASE], base_ok[NBASE];
 static int base_cur = -1;
 
-static bool in_level(uint64_t a, int lv)
+static bool in_level(u64 a, int lv)
 {
-	const struct fde *f = &sf.fdes[sf.level_fde[lv]];
+	const struct sframe_fde *f = &sf.fdes[sf.level_fde[lv]].d;
 
 	return a >= f->start && a - f->start < f->size;
 }
 
-static void baseline_sample(const uint64_t *ips, uint64_t nr, uint64_t ip)
+static void baseline_sample(const u64 *ips, u64 nr, u64 ip)
 {
 	int lv;
 
@@ -1482,7 +1513,7 @@ static void baseline_sample(const uint64_t *ips, uint64_t nr, uint64_t ip)
 		return;
 	base_leaf[base_cur]++;
 	for (lv = LV_C; lv < NLEVELS; lv++)
-		if (nr < (uint64_t)lv + 2 || !in_level(ips[lv + 1], lv))
+		if (nr < (u64)lv + 2 || !in_level(ips[lv + 1], lv))
 			return;
 	base_ok[base_cur]++;
 }
@@ -1492,13 +1523,13 @@ static void handle_record(void *arg, const struct perf_event_header *hdr,
 {
 	struct counts *c = &cnt[sh->phase];
 	struct {
-		uint64_t ip;
-		uint32_t pid, tid;
-		uint64_t nr;
+		u64 ip;
+		u32 pid, tid;
+		u64 nr;
 	} h;
 	const size_t fixed = sizeof(*hdr) + sizeof(h);
-	const uint64_t *ips;
-	uint64_t j, lost[2];
+	const u64 *ips;
+	u64 j, lost[2];
 
 	(void)arg;
 	c->records++;
@@ -1527,7 +1558,7 @@ static void handle_record(void *arg, const struct perf_event_header *hdr,
 		return;
 	}
 	memcpy(&h, p + sizeof(*hdr), sizeof(h));
-	ips = (const uint64_t *)(p + fixed);
+	ips = (const u64 *)(p + fixed);
 	c->samples++;
 	sh->samples++;
 	if (h.nr > max_entries) {
@@ -1580,7 +1611,7 @@ static void drain(void)
 	}
 }
 
-static uint64_t read_sysctl(const char *path, uint64_t def)
+static u64 read_sysctl(const char *path, u64 def)
 {
 	FILE *f = fopen(path, "re");
 	unsigned long long v;
@@ -1613,7 +1644,7 @@ static void open_perf(void)
 		    strerror(errno));
 	if (perf_ring_map(&ring, perf_fd, RING_PAGES))
 		die(2, "mmap of the ring buffer: %s", strerror(errno));
-	ring_head = (volatile uint64_t *)&ring.meta->data_head;
+	ring_head = (volatile u64 *)&ring.meta->data_head;
 }
 
 /* ---- running variants ------------------------------------------------------ */
@@ -1640,7 +1671,7 @@ static double wall_s(void)
 static void calibrate(void)
 {
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0) - 4096;
-	uint64_t n = 100000;
+	u64 n = 100000;
 	double t;
 
 	for (;;) {
@@ -1762,19 +1793,19 @@ static const enum kclass sched_stack[] = {
 };
 
 struct small_stack {
-	uint8_t *base;			/* usable: [base, top) */
+	u8 *base;			/* usable: [base, top) */
 	uintptr_t top;
 };
 
 static struct small_stack alt_stack, ctx_stack;
-static uint8_t *edge_page;		/* a page followed by a PROT_NONE page */
+static u8 *edge_page;		/* a page followed by a PROT_NONE page */
 static ucontext_t ctx_main, ctx_chain;
 static unsigned long small_arg;
 
 /* [guard][size bytes][guard] */
 static void map_small_stack(struct small_stack *s, size_t size)
 {
-	uint8_t *m = mmap(NULL, size + 2 * page_size, PROT_NONE,
+	u8 *m = mmap(NULL, size + 2 * page_size, PROT_NONE,
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 	if (m == MAP_FAILED || mprotect(m + page_size, size, PROT_READ | PROT_WRITE))
@@ -1976,8 +2007,8 @@ static int child_main(void)
 	if (!opt.quiet) {
 		printf("%s: .sframe at %#lx, %zu bytes (%zu used), v%u, %u FDEs, %u FREs, "
 		       "start addresses %s; pages %#lx-%#lx made writable\n", prog,
-		       sf.addr, sf.len, sf.used, sf.version, sf.num_fdes, sf.num_fres,
-		       sf.pcrel ? "PC-relative" : "section-relative", sf.page,
+		       sf.addr, sf.len, sf.used, sf.sec.version, sf.sec.num_fdes,
+		       sf.sec.num_fres, sf.sec.pcrel ? "PC-relative" : "section-relative", sf.page,
 		       sf.page + sf.page_len);
 		if (opt.no_perf)
 			printf("%s: no perf (-N): %lu ms per variant (%" PRIu64
@@ -2129,7 +2160,7 @@ int main(int argc, char **argv)
 	if (optind != argc || !opt.period_ns || !opt.max_ms || opt.min_ms > opt.max_ms)
 		usage();
 	if (!seeded)
-		opt.seed = ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
+		opt.seed = ((u64)time(NULL) << 20) ^ (u64)getpid();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!opt.quiet)
 		printf("%s: seed %#" PRIx64 " (-s to repeat), %lu variants of each kind\n",

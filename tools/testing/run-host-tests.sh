@@ -59,7 +59,7 @@ done
 
 # 4. v1 sections against libsframe 2.40 at every PC.
 $H/test-libsframe $FX/x86_64/v1-*/prog $FX/x86_64/v1-*/prog-nopie \
-	$FX/x86_64/v1-*/libfix.so | grep -E '^(PASS|FAIL):' || fail "test-libsframe crashed"
+	$FX/x86_64/v1-*/libfix.so $FX/aarch64/v1-*/libpauth.so | grep -E '^(PASS|FAIL):' || fail "test-libsframe crashed"
 
 # 5. Objects and programs compiled here by the system toolchains (binutils
 #    2.40, SFrame v1): sframe-dump = system readelf, lookups = libsframe.

@@ -11,6 +11,8 @@
  *  - rows: open + validate, then at every PC of every function the FDE-
  *    directed lookup and (sorted sections) the global lookup return the
  *    rule X.rows.txt records for that PC;
+ *  - fields: changing the bytes sframe_fde_field() and sframe_fre_field()
+ *    name changes that field of the decoded FDE, FRE or rule, and no other;
  *  - reencode: the section re-encoded by encode.c in other versions, byte
  *    orders, FRE widths, word sizes, FDE orders and auxiliary-header sizes
  *    gives the same rule at every PC;
@@ -521,6 +523,215 @@ free:
 	t_end();
 }
 
+/* Adds @delta to the field @f of @buf, in the section's byte order. */
+static void field_add(uint8_t *buf, const struct sframe_section *sec,
+		      const struct sframe_field *f, uint64_t delta)
+{
+	uint64_t v = 0;
+	uint32_t k, shift;
+
+	for (k = 0; k < f->len; k++) {
+		shift = 8 * (sec->big_endian ? f->len - 1 - k : k);
+		v |= (uint64_t)buf[f->off + k] << shift;
+	}
+	v += delta;
+	for (k = 0; k < f->len; k++) {
+		shift = 8 * (sec->big_endian ? f->len - 1 - k : k);
+		buf[f->off + k] = v >> shift;
+	}
+}
+
+/* @buf (a copy of @sec's bytes) opened as @sec was, FDE @i decoded. */
+static int reopen(const struct sframe_section *sec, const uint8_t *buf,
+		  uint32_t i, struct sframe_section *s2, struct sframe_fde *f2)
+{
+	int err = sframe_open(s2, buf, sec->size, sec->addr, 0);
+
+	return err ? err : sframe_get_fde(s2, i, f2);
+}
+
+static int loc_same(const struct sframe_loc *a, const struct sframe_loc *b)
+{
+	return !memcmp(a, b, sizeof(*a));
+}
+
+/*
+ * sframe_fde_field(): changing the bytes it names changes that field of
+ * the decoded FDE, and only that one.
+ */
+static void check_fde_fields(const struct sframe_section *sec,
+			     const struct sframe_fde *f, uint8_t *buf)
+{
+	static const uint8_t xor[] = {
+		[SFRAME_FIELD_FDE_INFO] = 0x20, [SFRAME_FIELD_FDE_INFO2] = 1,
+		[SFRAME_FIELD_FDE_REP_SIZE] = 1,
+	};
+	struct sframe_section s2;
+	struct sframe_fde e, g;
+	struct sframe_field loc;
+	unsigned int id;
+	int err;
+
+	for (id = SFRAME_FIELD_FDE_START; id <= SFRAME_FIELD_FDE_REP_SIZE; id++) {
+		err = sframe_fde_field(sec, f, id, &loc);
+		T_CHECK(!err, "fde %u field %u: %s", f->index, id,
+			sframe_errname(err));
+		if (err)
+			continue;
+		if (!loc.len) {
+			T_CHECK((id == SFRAME_FIELD_FDE_INFO2 && sec->version < 3) ||
+				(id == SFRAME_FIELD_FDE_REP_SIZE && sec->version == 1),
+				"fde %u: no field %u in v%u", f->index, id,
+				sec->version);
+			continue;
+		}
+		memcpy(buf, sec->data, sec->size);
+		e = *f;
+		switch (id) {
+		case SFRAME_FIELD_FDE_START:
+			e.start++;
+			break;
+		case SFRAME_FIELD_FDE_SIZE:
+			e.size++;
+			break;
+		case SFRAME_FIELD_FDE_FRE_OFF:
+			e.fres++;
+			break;
+		case SFRAME_FIELD_FDE_NUM_FRES:
+			e.num_fres++;
+			break;
+		case SFRAME_FIELD_FDE_INFO:
+			e.info ^= xor[id];
+			break;
+		case SFRAME_FIELD_FDE_INFO2:
+			e.info2 ^= xor[id];
+			break;
+		default:
+			e.rep_size ^= xor[id];
+			break;
+		}
+		if (xor[id])
+			buf[loc.off] ^= xor[id];
+		else
+			field_add(buf, sec, &loc, 1);
+		err = reopen(sec, buf, f->index, &s2, &g);
+		/* v3: the FREs' offset moves the attribute read after it. */
+		if (id == SFRAME_FIELD_FDE_FRE_OFF && sec->version >= 3) {
+			T_CHECK(err ? err == -SFRAME_E_FRE_BOUNDS :
+				g.fres == e.fres, "fde %u: FRE offset field",
+				f->index);
+			continue;
+		}
+		T_CHECK(!err && !memcmp(&e, &g, sizeof(e)),
+			"fde %u: field %u at %u+%u: %s", f->index, id, loc.off,
+			loc.len, sframe_errname(err));
+	}
+}
+
+/*
+ * sframe_fre_field(): the start and info fields are where the FRE's values
+ * are; changing a data-word field changes that part of the rule and no
+ * other, and a row without the word has none to change.
+ */
+static void check_fre_fields(const struct sframe_section *sec,
+			     const struct sframe_fde *f,
+			     const struct sframe_fre *fre, uint8_t *buf)
+{
+	struct sframe_section s2;
+	struct sframe_rule r, r2;
+	struct sframe_fde g;
+	struct sframe_fre fr2;
+	struct sframe_field loc;
+	unsigned int id;
+	int err;
+
+	err = sframe_fre_field(sec, f, fre, SFRAME_FIELD_FRE_INFO, &loc);
+	T_CHECK(!err && loc.len == 1 && sec->data[loc.off] == fre->info,
+		"fde %u fre at %u: info field", f->index, fre->off);
+	err = sframe_fre_field(sec, f, fre, SFRAME_FIELD_FRE_START, &loc);
+	memcpy(buf, sec->data, sec->size);
+	if (!err)
+		field_add(buf, sec, &loc, 1);
+	if (!err)
+		err = reopen(sec, buf, f->index, &s2, &g);
+	if (!err)
+		err = sframe_read_fre(&s2, &g, fre->off, &fr2);
+	T_CHECK(!err && loc.off == fre->off &&
+		fr2.start == (uint32_t)((fre->start + 1) &
+					((2ULL << (8 * loc.len - 1)) - 1)),
+		"fde %u fre at %u: start field: %s", f->index, fre->off,
+		sframe_errname(err));
+
+	if (sframe_fre_rule(sec, f, fre, &r))
+		return;
+	for (id = SFRAME_FIELD_FRE_CFA; id <= SFRAME_FIELD_FRE_FP; id++) {
+		const struct sframe_loc *a = id == SFRAME_FIELD_FRE_CFA ? &r.cfa :
+					     id == SFRAME_FIELD_FRE_RA ? &r.ra : &r.fp;
+		const struct sframe_loc *b = id == SFRAME_FIELD_FRE_CFA ? &r2.cfa :
+					     id == SFRAME_FIELD_FRE_RA ? &r2.ra : &r2.fp;
+
+		err = sframe_fre_field(sec, f, fre, id, &loc);
+		T_CHECK(!err, "fde %u fre at %u: field %u: %s", f->index,
+			fre->off, id, sframe_errname(err));
+		if (err)
+			continue;
+		if (!loc.len) {
+			T_CHECK((r.flags & (SFRAME_RULE_OUTERMOST |
+					    SFRAME_RULE_RA_FIXED |
+					    SFRAME_RULE_FP_FIXED)) ||
+				(id != SFRAME_FIELD_FRE_CFA &&
+				 a->kind == SFRAME_LOC_SAME),
+				"fde %u fre at %u: no word %u, yet a rule",
+				f->index, fre->off, id);
+			continue;
+		}
+		memcpy(buf, sec->data, sec->size);
+		field_add(buf, sec, &loc, 2);
+		err = reopen(sec, buf, f->index, &s2, &g);
+		if (!err)
+			err = sframe_read_fre(&s2, &g, fre->off, &fr2);
+		if (!err)
+			err = sframe_fre_rule(&s2, &g, &fr2, &r2);
+		T_CHECK(!err && !loc_same(a, b) &&
+			loc_same(&r.cfa, &r2.cfa) + loc_same(&r.ra, &r2.ra) +
+			loc_same(&r.fp, &r2.fp) == 2,
+			"fde %u fre at %u: word %u at %u+%u: %s", f->index,
+			fre->off, id, loc.off, loc.len, sframe_errname(err));
+	}
+}
+
+/* Every field the location API names, in every FDE and FRE. */
+static void test_fields(struct fixture *fx)
+{
+	struct sframe_section sec;
+	uint8_t *buf = NULL;
+	uint32_t i, k, p;
+	int err;
+
+	t_begin("field locations: %s", fx->path);
+	err = sframe_open(&sec, fx->data, fx->size, fx->addr, 0);
+	T_CHECK(!err, "open: %s", sframe_errname(err));
+	if (err)
+		goto out;
+	buf = malloc(sec.size);
+	for (i = 0; i < sec.num_fdes; i++) {
+		struct sframe_fde f;
+		struct sframe_fre fre;
+
+		if (sframe_get_fde(&sec, i, &f))
+			continue;
+		check_fde_fields(&sec, &f, buf);
+		for (k = 0, p = f.fres; k < f.num_fres; k++, p = fre.next) {
+			if (sframe_read_fre(&sec, &f, p, &fre))
+				break;
+			check_fre_fields(&sec, &f, &fre, buf);
+		}
+	}
+out:
+	free(buf);
+	t_end();
+}
+
 static void probe_section(const uint8_t *buf, size_t len, uint64_t addr,
 			  const struct fixture *fx, int *opened)
 {
@@ -666,6 +877,7 @@ int main(int argc, char **argv)
 		test_relocated(&fx);
 		test_index(&fx, 4);
 		test_index(&fx, 12);
+		test_fields(&fx);
 		for (v = 0; v < ARRAY_SIZE(variants); v++) {
 			struct encode_opts eo = variants[v];
 
