@@ -47,7 +47,7 @@
 #include <sys/stat.h>
 #include <sframe/sframe.h>
 #include <sframe/annot.h>
-#include "elf.h"
+#include "sframe-elf.h"
 
 static const char *prog = "sframe-verify";
 
@@ -442,14 +442,14 @@ static void exc_load(const char *path)
 /* Resolve range: patterns against the symbols of @in. */
 static void exc_resolve(struct input *in)
 {
-	uint64_t i, n = elf_nsyms(&in->f);
+	uint64_t i, n = elf_nsyms(&in->f, in->f.symtab);
 	struct elf_sym s;
 	int k;
 
 	for (k = 0; k < nexcs; k++)
 		excs[k].resolved = 0;
 	for (i = 1; i < n; i++) {
-		if (elf_sym_get(&in->f, i, &s) || !s.shndx || !*s.name)
+		if (elf_sym_get(&in->f, in->f.symtab, i, &s) || !s.shndx || !*s.name)
 			continue;
 		for (k = 0; k < nexcs; k++) {
 			struct exception *e = &excs[k];
@@ -543,7 +543,7 @@ static int cmp_region(const void *a, const void *b)
  */
 static void load_symbols(struct input *in)
 {
-	uint64_t i, n = elf_nsyms(&in->f), covered = 0;
+	uint64_t i, n = elf_nsyms(&in->f, in->f.symtab), covered = 0;
 	struct region *all;
 	size_t na = 0, k;
 	struct elf_sym s;
@@ -553,7 +553,7 @@ static void load_symbols(struct input *in)
 		const struct elf_sec *sec;
 		uint64_t end;
 
-		if (elf_sym_get(&in->f, i, &s) || !s.shndx || !s.size ||
+		if (elf_sym_get(&in->f, in->f.symtab, i, &s) || !s.shndx || !s.size ||
 		    !*s.name)
 			continue;
 		if (s.type != ELF_STT_FUNC && s.type != ELF_STT_NOTYPE)
@@ -632,7 +632,7 @@ static const uint8_t *text_bytes(const struct input *in, uint64_t a,
 		    a < s->vaddr || a - s->vaddr > s->size ||
 		    len > s->size - (a - s->vaddr))
 			continue;
-		return in->f.buf + s->offset + (a - s->vaddr);
+		return elf_sec_data(&in->f, i) + (a - s->vaddr);
 	}
 	return NULL;
 }
@@ -722,21 +722,22 @@ static void load_sframe(struct input *in)
 	int idx = elf_sec_find(&in->f, ".sframe"), nrel = 0, err;
 	struct sframe_section *secs;
 	const char *why;
-	struct elf_sec *s;
+	const struct elf_sec *s;
+	const uint8_t *data;
 	uint64_t off = 0;
 	size_t cap = 0, k;
-	uint8_t *data;
 	u32 first = 0;
 
 	if (idx < 0)
 		return;
 	s = &in->f.secs[idx];
-	data = (uint8_t *)elf_sec_data(&in->f, idx);
-	if (!data)
+	if (!elf_sec_data(&in->f, idx))
 		die(in->path, "malformed .sframe: no contents");
+	if (in->f.type == ELF_ET_REL &&
+	    elf_apply_rela(&in->f, idx, &nrel, &why))
+		die(in->path, ".rela.sframe: %s", why);
+	data = elf_sec_data(&in->f, idx);
 	if (in->f.type == ELF_ET_REL) {
-		if (elf_apply_rela(&in->f, idx, &nrel, &why))
-			die(in->path, ".rela.sframe: %s", why);
 		/*
 		 * Relocated as the module loader does: start fields hold
 		 * function - field (v1 says nothing).
@@ -856,13 +857,13 @@ static void load_annots(struct input *in)
 	if (idx < 0)
 		return;
 	s = &in->f.secs[idx];
-	d = elf_sec_data(&in->f, idx);
-	if (!d || s->size % SFRAME_ANNOT_SIZE)
+	if (!elf_sec_data(&in->f, idx) || s->size % SFRAME_ANNOT_SIZE)
 		die(in->path, "malformed .sframe_annot: size %" PRIu64
 		    " is not a multiple of %d", s->size, SFRAME_ANNOT_SIZE);
 	if (in->f.type == ELF_ET_REL &&
 	    elf_apply_rela(&in->f, idx, &nrel, &why))
 		die(in->path, ".rela.sframe_annot: %s", why);
+	d = elf_sec_data(&in->f, idx);
 	in->st.has_annot = 1;
 	n = s->size / SFRAME_ANNOT_SIZE;
 	in->annots = xcalloc(n, sizeof(*in->annots));
@@ -1089,15 +1090,16 @@ static void load_orc(struct input *in)
 
 	if (ip < 0 || un < 0)
 		return;
-	ipd = elf_sec_data(&in->f, ip);
-	und = elf_sec_data(&in->f, un);
 	n = in->f.secs[ip].size / 4;
-	if (!ipd || !und || in->f.secs[ip].size % 4 ||
+	if (!elf_sec_data(&in->f, ip) || !elf_sec_data(&in->f, un) ||
+	    in->f.secs[ip].size % 4 ||
 	    in->f.secs[un].size != n * ORC_ENTRY_SIZE)
 		die(in->path, "malformed ORC: .orc_unwind_ip and .orc_unwind sizes disagree");
 	if (in->f.type == ELF_ET_REL &&
 	    elf_apply_rela(&in->f, ip, &nrel, &why))
 		die(in->path, ".rela.orc_unwind_ip: %s", why);
+	ipd = elf_sec_data(&in->f, ip);
+	und = elf_sec_data(&in->f, un);
 	in->orc = xcalloc(n, sizeof(*in->orc));
 	for (i = 0; i < n; i++) {
 		const uint8_t *u = und + i * ORC_ENTRY_SIZE;
@@ -1288,12 +1290,12 @@ static void load_alts(struct input *in)
 	if (idx < 0)
 		return;
 	s = &in->f.secs[idx];
-	d = elf_sec_data(&in->f, idx);
-	if (!d)
+	if (!elf_sec_data(&in->f, idx))
 		return;
 	if (in->f.type == ELF_ET_REL &&
 	    elf_apply_rela(&in->f, idx, &nrel, &why))
 		die(in->path, ".rela.altinstructions: %s", why);
+	d = elf_sec_data(&in->f, idx);
 	n = s->size / 12;
 	in->alts = xcalloc(n, sizeof(*in->alts));
 	in->alt_repl = xcalloc(n, sizeof(*in->alt_repl));
@@ -1582,11 +1584,11 @@ static void check_arm64(struct input *in)
 
 static int find_sym(const struct input *in, const char *name, uint64_t *v)
 {
-	uint64_t i, n = elf_nsyms(&in->f);
+	uint64_t i, n = elf_nsyms(&in->f, in->f.symtab);
 	struct elf_sym s;
 
 	for (i = 1; i < n; i++)
-		if (!elf_sym_get(&in->f, i, &s) && s.shndx &&
+		if (!elf_sym_get(&in->f, in->f.symtab, i, &s) && s.shndx &&
 		    !strcmp(s.name, name)) {
 			*v = s.value;
 			return 0;
@@ -1662,10 +1664,10 @@ static int do_fixups(struct input *in)
 	}
 	in->st.has_fixarea = 1;
 	s = &in->f.secs[in->annot_sec];
-	d = in->f.buf + s->offset;
 	in->st.fix_total = (stop - fix) / SFRAME_ANNOT_SIZE;
 	for (a = fix; a < stop; a += SFRAME_ANNOT_SIZE)
-		in->st.fix_free += slot_free(d + (a - s->vaddr));
+		in->st.fix_free += slot_free(elf_sec_data(&in->f, in->annot_sec) +
+					     (a - s->vaddr));
 	if (!opt_fixups)
 		return 0;
 	if (in->f.type != ELF_ET_EXEC && in->f.type != ELF_ET_DYN)
@@ -1679,6 +1681,9 @@ static int do_fixups(struct input *in)
 			in->st.fix_total);
 		return 1;
 	}
+	d = elf_sec_writable(&in->f, in->annot_sec);
+	if (!d)
+		die(in->path, "out of memory");
 	/* Fill free slots in [fix, stop) in address order. */
 	a = fix;
 	for (i = 0; i < in->fix.n; i++) {
@@ -1880,16 +1885,13 @@ static void summary(const struct input *in)
 static int verify(const char *path)
 {
 	struct input in = { .path = path };
-	uint8_t *buf;
-	size_t size;
 	const char *why;
-	int err, ret = 0, k;
+	int ret = 0, k;
 
-	err = sframe_read_file(path, &buf, &size);
-	if (err)
-		die(path, "%s", strerror(-err));
-	if (elf_file_open(&in.f, buf, size, &why))
+	if (elf_file_open(&in.f, path, &why))
 		die(path, "%s", why);
+	if (in.f.sec_why)
+		die(path, "%s", in.f.sec_why);
 	if (opt_modfix && in.f.type != ELF_ET_REL)
 		die(path, "--module-fixups needs a module or object (ET_REL), not a linked ELF");
 	elf_layout_rel(&in.f);
@@ -1959,7 +1961,6 @@ out:
 	free(in.annot_ssi.v);
 	free(in.fix.v);
 	elf_file_close(&in.f);
-	free(buf);
 	return ret;
 }
 
