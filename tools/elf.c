@@ -276,6 +276,7 @@ int elf_file_open(struct elf_file *f, const char *path, const char **why)
 	}
 	f->is64 = f->map[4] == 2;
 	f->be = f->map[5] == 2;
+	f->swap = f->be != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	f->type = fld(f, 0, 16, 2, 16, 2);
 	f->machine = fld(f, 0, 18, 2, 18, 2);
 	f->phoff = fld(f, 0, 28, 4, 32, 8);

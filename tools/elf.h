@@ -70,6 +70,7 @@ struct elf_file {
 	size_t size;
 	int mapped;		/* @map is mmap()ed, else malloc()ed */
 	int is64, be;
+	int swap;		/* byte order is not the host's (structs) */
 	unsigned int type, machine;
 	uint64_t phoff, phnum, phentsize;
 	uint64_t shnum;		/* usable section headers (see sec_why) */

@@ -518,6 +518,50 @@ void fmt_sframe(const struct input *in, int err, const struct sframe_rule *r,
 
 /* Annotations (.sframe_annot). */
 
+_Static_assert(sizeof(struct sframe_annot) == SFRAME_ANNOT_SIZE,
+	       "struct sframe_annot is one annotation slot");
+
+/* Between the host's and the target's byte order, both ways. */
+static void annot_swab(struct sframe_annot *a)
+{
+	a->pc = (s32)__builtin_bswap32((u32)a->pc);
+	a->len = __builtin_bswap16(a->len);
+	a->off = (s16)__builtin_bswap16((u16)a->off);
+	a->ra_off = (s16)__builtin_bswap16((u16)a->ra_off);
+	a->fp_off = (s16)__builtin_bswap16((u16)a->fp_off);
+	a->flags = __builtin_bswap16(a->flags);
+}
+
+/**
+ * annot_get() - decode an annotation entry of the input
+ * @in: the input
+ * @p: the entry (SFRAME_ANNOT_SIZE bytes in the target's byte order)
+ * @a: result
+ */
+void annot_get(const struct input *in, const uint8_t *p,
+	       struct sframe_annot *a)
+{
+	memcpy(a, p, sizeof(*a));
+	if (in->f.swap)
+		annot_swab(a);
+}
+
+/**
+ * annot_put() - encode an annotation entry of the input
+ * @in: the input
+ * @p: the entry (SFRAME_ANNOT_SIZE bytes in the target's byte order)
+ * @a: the entry's value
+ */
+void annot_put(const struct input *in, uint8_t *p,
+	       const struct sframe_annot *a)
+{
+	struct sframe_annot t = *a;
+
+	if (in->f.swap)
+		annot_swab(&t);
+	memcpy(p, &t, sizeof(t));
+}
+
 static void load_annots(struct input *in)
 {
 	int idx = elf_sec_find(&in->f, ".sframe_annot"), nrel = 0;
@@ -541,24 +585,21 @@ static void load_annots(struct input *in)
 	n = s->size / SFRAME_ANNOT_SIZE;
 	in->annots = xcalloc(n, sizeof(*in->annots));
 	for (i = 0; i < n; i++) {
-		const uint8_t *e = d + i * SFRAME_ANNOT_SIZE;
-		uint64_t addr = s->vaddr + i * SFRAME_ANNOT_SIZE;
-		int32_t pc = (int32_t)elf_get(&in->f, e, 4);
-		uint16_t len = elf_get(&in->f, e + 4, 2);
-		uint8_t type = e[6];
+		struct sframe_annot e;
 		struct annot *a;
 
-		if (type == SFRAME_ANNOT_NONE)
+		annot_get(in, d + i * SFRAME_ANNOT_SIZE, &e);
+		if (e.type == SFRAME_ANNOT_NONE)
 			continue;
-		if (type > SFRAME_ANNOT_TYPE_MAX)
+		if (e.type > SFRAME_ANNOT_TYPE_MAX)
 			die(in->path, "malformed .sframe_annot: entry %" PRIu64
-			    " has type %u", i, type);
+			    " has type %u", i, e.type);
 		a = &in->annots[in->nannots++];
-		a->lo = addr + (int64_t)pc;
-		a->hi = a->lo + len;
-		a->type = type;
+		a->lo = annot_start(s->vaddr + i * SFRAME_ANNOT_SIZE, &e);
+		a->hi = a->lo + e.len;
+		a->type = e.type;
 		iv_add(&in->annot_all, a->lo, a->hi);
-		if (type == SFRAME_ANNOT_SP_INDIRECT)
+		if (e.type == SFRAME_ANNOT_SP_INDIRECT)
 			iv_add(&in->annot_ssi, a->lo, a->hi);
 	}
 	iv_merge(&in->annot_all);

@@ -27,21 +27,25 @@ static int find_sym(const struct input *in, const char *name, uint64_t *v)
 	return -1;
 }
 
+/* An entry of the annotation table, while the table is sorted. */
 struct slot {
-	uint64_t target;
-	uint8_t e[SFRAME_ANNOT_SIZE];
+	uint64_t target;		/* annot_start() */
+	struct sframe_annot a;
 };
 
-static int cmp_slot(const void *a, const void *b)
+static int cmp_slot(const void *l, const void *r)
 {
-	const struct slot *x = a, *y = b;
-	int ex = !x->e[6], ey = !y->e[6];	/* empty slots last */
+	const struct slot *x = l, *y = r;
+	struct sframe_annot a = x->a, b = y->a;
+	int ex = !a.type, ey = !b.type;	/* empty slots last */
 
 	if (ex != ey)
 		return ex - ey;
 	if (x->target != y->target)
 		return x->target < y->target ? -1 : 1;
-	return memcmp(x->e + 4, y->e + 4, SFRAME_ANNOT_SIZE - 4);
+	a.pc = 0;			/* relative to the slot: as @target */
+	b.pc = 0;
+	return memcmp(&a, &b, sizeof(a));
 }
 
 /* The fixup area: [fixups, stop) of .sframe_annot; 0 if present. */
@@ -64,14 +68,12 @@ static int fixup_area(struct input *in, uint64_t *start, uint64_t *fix,
 	return 0;
 }
 
+/* A free slot of the table: every member zero. */
 static int slot_free(const uint8_t *e)
 {
-	int i;
+	static const struct sframe_annot zero;
 
-	for (i = 0; i < SFRAME_ANNOT_SIZE; i++)
-		if (e[i])
-			return 0;
-	return 1;
+	return !memcmp(e, &zero, sizeof(zero));
 }
 
 /**
@@ -83,7 +85,7 @@ static int slot_free(const uint8_t *e)
  */
 int do_fixups(struct input *in, int write)
 {
-	uint64_t start, fix, stop, a, i, n, k = 0;
+	uint64_t start, fix, stop, a, i, n;
 	const struct elf_sec *s;
 	struct slot *slots;
 	uint8_t *d;
@@ -127,69 +129,66 @@ int do_fixups(struct input *in, int write)
 		uint64_t lo = in->fix.v[i].lo, hi = in->fix.v[i].hi;
 
 		while (lo < hi) {
-			uint64_t len = hi - lo > 0xffff ? 0xffff : hi - lo;
-			uint8_t *e;
+			struct sframe_annot e = {
+				.len = hi - lo > 0xffff ? 0xffff : hi - lo,
+				.type = SFRAME_ANNOT_UNRELIABLE,
+			};
 
 			while (!slot_free(d + (a - s->vaddr)))
 				a += SFRAME_ANNOT_SIZE;
-			e = d + (a - s->vaddr);
-			elf_put(&in->f, e, 4, (uint32_t)(lo - a));
-			elf_put(&in->f, e + 4, 2, len);
-			e[6] = SFRAME_ANNOT_UNRELIABLE;
+			annot_set_start(&e, a, lo);
+			annot_put(in, d + (a - s->vaddr), &e);
 			in->st.fix_written++;
 			in->st.fix_free--;
-			lo += len;
+			lo += e.len;
 		}
 	}
 	/* Sort the whole table by address; empty slots go last. */
 	n = (stop - start) / SFRAME_ANNOT_SIZE;
 	slots = xcalloc(n, sizeof(*slots));
 	for (i = 0; i < n; i++) {
-		uint8_t *e = d + (start - s->vaddr) + i * SFRAME_ANNOT_SIZE;
-
-		memcpy(slots[i].e, e, SFRAME_ANNOT_SIZE);
-		slots[i].target = start + i * SFRAME_ANNOT_SIZE +
-				  (int64_t)(int32_t)elf_get(&in->f, e, 4);
+		a = start + i * SFRAME_ANNOT_SIZE;
+		annot_get(in, d + (a - s->vaddr), &slots[i].a);
+		slots[i].target = annot_start(a, &slots[i].a);
 	}
 	qsort(slots, n, sizeof(*slots), cmp_slot);
 	for (i = 0; i < n; i++) {
-		uint8_t *e = d + (start - s->vaddr) + i * SFRAME_ANNOT_SIZE;
-
-		memcpy(e, slots[i].e, SFRAME_ANNOT_SIZE);
-		if (e[6])
-			elf_put(&in->f, e, 4, (uint32_t)(slots[i].target -
-				(start + i * SFRAME_ANNOT_SIZE)));
-		else
-			k++;
+		a = start + i * SFRAME_ANNOT_SIZE;
+		if (slots[i].a.type)
+			annot_set_start(&slots[i].a, a, slots[i].target);
+		annot_put(in, d + (a - s->vaddr), &slots[i].a);
 	}
 	free(slots);
 	fp = fopen(in->path, "r+b");
 	if (!fp || fseek(fp, (long)(s->offset + (start - s->vaddr)), SEEK_SET) ||
 	    fwrite(d + (start - s->vaddr), 1, stop - start, fp) != stop - start ||
-	    fclose(fp)) {
-		fprintf(stderr, "%s: %s: --write-fixups: %s\n", prog, in->path,
-			strerror(errno));
-		exit(2);
-	}
-	(void)k;
+	    fclose(fp))
+		die(in->path, "--write-fixups: %s", strerror(errno));
 	return 0;
 }
 
 _Static_assert(sizeof(struct sframe_annot_fixup) == SFRAME_ANNOT_SIZE,
 	       "struct sframe_annot_fixup is one annotation slot");
 
-/* One --module-fixups entry before encoding. */
-struct modfix {
-	u32 fde, off, len;
-};
-
-static int cmp_modfix(const void *a, const void *b)
+static int cmp_fixup(const void *a, const void *b)
 {
-	const struct modfix *x = a, *y = b;
+	const struct sframe_annot_fixup *x = a, *y = b;
 
 	if (x->fde != y->fde)
 		return x->fde < y->fde ? -1 : 1;
 	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* @x in the target's byte order. */
+static struct sframe_annot_fixup fixup_target(const struct input *in,
+					      struct sframe_annot_fixup x)
+{
+	if (in->f.swap) {
+		x.fde = __builtin_bswap32(x.fde);
+		x.off = __builtin_bswap32(x.off);
+		x.len = __builtin_bswap16(x.len);
+	}
+	return x;
 }
 
 /**
@@ -207,9 +206,8 @@ static int cmp_modfix(const void *a, const void *b)
  */
 void do_module_fixups(struct input *in, const char *path)
 {
-	uint8_t e[SFRAME_ANNOT_SIZE];
+	struct sframe_annot_fixup *v = NULL, e;
 	struct sframe_fde fde;
-	struct modfix *v = NULL;
 	size_t n = 0, cap = 0, i;
 	FILE *fp;
 
@@ -238,34 +236,25 @@ void do_module_fixups(struct input *in, const char *path)
 				cap = cap ? 2 * cap : 64;
 				v = xrealloc(v, cap, sizeof(*v));
 			}
+			memset(&v[n], 0, sizeof(v[n]));
 			v[n].fde = p->first + fde.index;
 			v[n].off = lo - fde.start;
 			v[n].len = end - lo;
+			v[n].type = SFRAME_ANNOT_UNRELIABLE;
 			n++;
 			lo = end;
 		}
 	}
 	if (n)
-		qsort(v, n, sizeof(*v), cmp_modfix);
+		qsort(v, n, sizeof(*v), cmp_fixup);
 	fp = fopen(path, "wb");
 	for (i = 0; fp && i < n; i++) {
-		memset(e, 0, sizeof(e));
-		elf_put(&in->f, e + offsetof(struct sframe_annot_fixup, fde), 4,
-			v[i].fde);
-		elf_put(&in->f, e + offsetof(struct sframe_annot_fixup, off), 4,
-			v[i].off);
-		elf_put(&in->f, e + offsetof(struct sframe_annot_fixup, len), 2,
-			v[i].len);
-		e[offsetof(struct sframe_annot_fixup, type)] =
-			SFRAME_ANNOT_UNRELIABLE;
-		if (fwrite(e, 1, sizeof(e), fp) != sizeof(e))
+		e = fixup_target(in, v[i]);
+		if (fwrite(&e, sizeof(e), 1, fp) != 1)
 			break;
 	}
-	if (!fp || i < n || fclose(fp)) {
-		fprintf(stderr, "%s: %s: --module-fixups: %s\n", prog, path,
-			strerror(errno));
-		exit(2);
-	}
+	if (!fp || i < n || fclose(fp))
+		die(path, "--module-fixups: %s", strerror(errno));
 	free(v);
 	in->st.nfix = n;
 	in->st.fix_written = n;

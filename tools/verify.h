@@ -142,6 +142,19 @@ struct input {
 	struct stats st;
 };
 
+/* The first byte an annotation entry at @addr describes. */
+static inline uint64_t annot_start(uint64_t addr, const struct sframe_annot *a)
+{
+	return addr + offsetof(struct sframe_annot, pc) + (int64_t)a->pc;
+}
+
+/* Make the annotation entry at @addr describe the bytes from @start. */
+static inline void annot_set_start(struct sframe_annot *a, uint64_t addr,
+				   uint64_t start)
+{
+	a->pc = (s32)(start - addr - offsetof(struct sframe_annot, pc));
+}
+
 /* sframe-verify.c */
 void die(const char *path, const char *fmt, ...);
 void *xcalloc(size_t n, size_t size);
@@ -157,6 +170,10 @@ int sframe_rule_at(const struct input *in, uint64_t pc,
 		   struct sframe_rule *r);
 void fmt_sframe(const struct input *in, int err, const struct sframe_rule *r,
 		char *buf, size_t n);
+void annot_get(const struct input *in, const uint8_t *p,
+	       struct sframe_annot *a);
+void annot_put(const struct input *in, uint8_t *p,
+	       const struct sframe_annot *a);
 void sym_range(const struct region *r, uint64_t lo, uint64_t hi, char *buf,
 	       size_t n);
 int finding(struct input *in, const char *what, const struct region *r,
