@@ -222,7 +222,6 @@ static int read_sections(struct elf_file *f, uint64_t shoff,
 		s->link = fld(f, base, 24, 4, 40, 4);
 		s->info = fld(f, base, 28, 4, 44, 4);
 		s->align = fld(f, base, 32, 4, 48, 8);
-		s->entsize = fld(f, base, 36, 4, 56, 8);
 		if (s->type != ELF_SHT_NOBITS)
 			s->data = elf_bytes(f, s->offset, s->size);
 		if (!s->data && s->type != ELF_SHT_NOBITS && s->type != 0 &&
@@ -331,7 +330,6 @@ int elf_seg_get(const struct elf_file *f, uint64_t i, struct elf_seg *s)
 	s->offset = fld(f, base, 4, 4, 8, 8);
 	s->vaddr = fld(f, base, 8, 4, 16, 8);
 	s->filesz = fld(f, base, 16, 4, 32, 8);
-	s->memsz = fld(f, base, 20, 4, 40, 8);
 	s->flags = fld(f, base, 24, 4, 4, 4);
 	return 0;
 }
@@ -458,7 +456,6 @@ int elf_sym_get(const struct elf_file *f, uint64_t tab, uint64_t i,
 		struct elf_sym *s)
 {
 	const uint8_t *p;
-	uint64_t info;
 
 	if (i >= elf_nsyms(f, tab))
 		return -1;
@@ -466,9 +463,7 @@ int elf_sym_get(const struct elf_file *f, uint64_t tab, uint64_t i,
 	s->name = elf_str(f, f->secs[tab].link, elf_get(f, p, 4));
 	s->value = elf_get(f, p + (f->is64 ? 8 : 4), f->is64 ? 8 : 4);
 	s->size = elf_get(f, p + (f->is64 ? 16 : 8), f->is64 ? 8 : 4);
-	info = p[f->is64 ? 4 : 12];
-	s->type = info & 0xf;
-	s->bind = info >> 4;
+	s->type = p[f->is64 ? 4 : 12] & 0xf;
 	s->shndx = elf_get(f, p + (f->is64 ? 6 : 14), 2);
 	if (s->shndx >= f->shnum)
 		s->shndx = 0;		/* SHN_ABS, SHN_COMMON, SHN_XINDEX */
@@ -575,7 +570,6 @@ static int reloc_kind(unsigned int machine, uint64_t type, int *pcrel)
  * elf_apply_rela() - apply the RELA sections that target one section
  * @f: the file
  * @target: index of the section to relocate
- * @nrelocs: incremented per applied relocation
  * @why: set to a one-line reason on failure
  *
  * Resolves S + A (minus P for PC-relative types) with S and P taken from
@@ -585,8 +579,7 @@ static int reloc_kind(unsigned int machine, uint64_t type, int *pcrel)
  *
  * Return: 0, or -1 with @why set.
  */
-int elf_apply_rela(struct elf_file *f, uint64_t target, int *nrelocs,
-		   const char **why)
+int elf_apply_rela(struct elf_file *f, uint64_t target, const char **why)
 {
 	const struct elf_sec *t;
 	uint64_t i, j;
@@ -638,7 +631,6 @@ int elf_apply_rela(struct elf_file *f, uint64_t target, int *nrelocs,
 			if (pcrel)
 				value -= t->vaddr + r.offset;
 			elf_put(f, d + r.offset, len, value);
-			(*nrelocs)++;
 		}
 	}
 	return 0;

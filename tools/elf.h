@@ -30,31 +30,29 @@
 #define ELF_SHT_SYMTAB		2
 #define ELF_SHT_NOBITS		8
 #define ELF_SHT_DYNSYM		11
-#define ELF_SHF_WRITE		0x1
 #define ELF_SHF_ALLOC		0x2
 #define ELF_SHF_EXECINSTR	0x4
 #define ELF_STT_NOTYPE		0
 #define ELF_STT_FUNC		2
 #define ELF_STT_GNU_IFUNC	10
-#define ELF_STB_LOCAL		0
 
 struct elf_sec {
 	const char *name;	/* "" if out of bounds */
-	uint64_t type, flags, addr, offset, size, link, info, entsize, align;
+	uint64_t type, flags, addr, offset, size, link, info, align;
 	uint64_t vaddr;		/* sh_addr, or the synthetic ET_REL address */
 	const uint8_t *data;	/* in the file; NULL: NOBITS or outside */
 	uint8_t *copy;		/* writable copy (elf_sec_writable()), or NULL */
 };
 
 struct elf_seg {
-	uint64_t type, flags, offset, vaddr, filesz, memsz;
+	uint64_t type, flags, offset, vaddr, filesz;
 };
 
 struct elf_sym {
 	const char *name;	/* "" if out of bounds */
 	uint64_t value;		/* address (vaddr of the section + value) */
 	uint64_t size;
-	unsigned int type, bind;
+	unsigned int type;
 	uint64_t shndx;		/* 0 if undefined or special */
 };
 
@@ -96,8 +94,7 @@ int elf_sym_get(const struct elf_file *f, uint64_t tab, uint64_t i,
 uint64_t elf_nrelas(const struct elf_file *f, uint64_t sec);
 int elf_rela_get(const struct elf_file *f, uint64_t sec, uint64_t i,
 		 struct elf_rela *r);
-int elf_apply_rela(struct elf_file *f, uint64_t target, int *nrelocs,
-		   const char **why);
+int elf_apply_rela(struct elf_file *f, uint64_t target, const char **why);
 uint64_t elf_get(const struct elf_file *f, const uint8_t *p, int len);
 void elf_put(const struct elf_file *f, uint8_t *p, int len, uint64_t v);
 

@@ -23,7 +23,7 @@
 int sframe_elf_find(struct elf_file *f, struct sframe_blob *b, int relocate,
 		    const char **why)
 {
-	int idx = elf_sec_find(f, ".sframe"), nrel = 0;
+	int idx = elf_sec_find(f, ".sframe");
 	struct elf_seg s;
 	uint64_t i;
 
@@ -33,7 +33,7 @@ int sframe_elf_find(struct elf_file *f, struct sframe_blob *b, int relocate,
 			return -1;
 		}
 		if (relocate && f->type == ELF_ET_REL &&
-		    elf_apply_rela(f, idx, &nrel, why))
+		    elf_apply_rela(f, idx, why))
 			return -1;
 		b->data = elf_sec_data(f, idx);
 		b->size = f->secs[idx].size;

@@ -371,7 +371,7 @@ static void load_part(struct input *in, struct part *p, size_t *cap)
  */
 static void load_sframe(struct input *in)
 {
-	int idx = elf_sec_find(&in->f, ".sframe"), nrel = 0, err;
+	int idx = elf_sec_find(&in->f, ".sframe"), err;
 	struct sframe_section *secs;
 	const char *why;
 	const struct elf_sec *s;
@@ -386,7 +386,7 @@ static void load_sframe(struct input *in)
 	if (!elf_sec_data(&in->f, idx))
 		die(in->path, "malformed .sframe: no contents");
 	if (in->f.type == ELF_ET_REL &&
-	    elf_apply_rela(&in->f, idx, &nrel, &why))
+	    elf_apply_rela(&in->f, idx, &why))
 		die(in->path, ".rela.sframe: %s", why);
 	data = elf_sec_data(&in->f, idx);
 	if (in->f.type == ELF_ET_REL) {
@@ -564,7 +564,7 @@ void annot_put(const struct input *in, uint8_t *p,
 
 static void load_annots(struct input *in)
 {
-	int idx = elf_sec_find(&in->f, ".sframe_annot"), nrel = 0;
+	int idx = elf_sec_find(&in->f, ".sframe_annot");
 	const struct elf_sec *s;
 	const uint8_t *d;
 	const char *why;
@@ -578,7 +578,7 @@ static void load_annots(struct input *in)
 		die(in->path, "malformed .sframe_annot: size %" PRIu64
 		    " is not a multiple of %d", s->size, SFRAME_ANNOT_SIZE);
 	if (in->f.type == ELF_ET_REL &&
-	    elf_apply_rela(&in->f, idx, &nrel, &why))
+	    elf_apply_rela(&in->f, idx, &why))
 		die(in->path, ".rela.sframe_annot: %s", why);
 	d = elf_sec_data(&in->f, idx);
 	in->st.has_annot = 1;

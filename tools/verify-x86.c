@@ -118,7 +118,6 @@ void load_orc(struct input *in)
 	const uint8_t *ipd, *und;
 	const char *why;
 	uint64_t i, n;
-	int nrel = 0;
 
 	if (ip < 0 || un < 0)
 		return;
@@ -128,7 +127,7 @@ void load_orc(struct input *in)
 	    in->f.secs[un].size != n * ORC_ENTRY_SIZE)
 		die(in->path, "malformed ORC: .orc_unwind_ip and .orc_unwind sizes disagree");
 	if (in->f.type == ELF_ET_REL &&
-	    elf_apply_rela(&in->f, ip, &nrel, &why))
+	    elf_apply_rela(&in->f, ip, &why))
 		die(in->path, ".rela.orc_unwind_ip: %s", why);
 	ipd = elf_sec_data(&in->f, ip);
 	und = elf_sec_data(&in->f, un);
@@ -316,7 +315,7 @@ static int is_iret_to_self(const struct input *in, const struct region *r,
  */
 void load_alts(struct input *in)
 {
-	int idx = elf_sec_find(&in->f, ".altinstructions"), nrel = 0;
+	int idx = elf_sec_find(&in->f, ".altinstructions");
 	const struct elf_sec *s;
 	const uint8_t *d;
 	const char *why;
@@ -328,7 +327,7 @@ void load_alts(struct input *in)
 	if (!elf_sec_data(&in->f, idx))
 		return;
 	if (in->f.type == ELF_ET_REL &&
-	    elf_apply_rela(&in->f, idx, &nrel, &why))
+	    elf_apply_rela(&in->f, idx, &why))
 		die(in->path, ".rela.altinstructions: %s", why);
 	d = elf_sec_data(&in->f, idx);
 	n = s->size / 12;
