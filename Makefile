@@ -51,7 +51,7 @@ tools/sframe-dump: tools/sframe-dump.c $(TOOL_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_
 VERIFY_SRCS	:= tools/sframe-verify.c tools/verify-x86.c tools/verify-arm64.c \
 		   tools/verify-fixups.c tools/verify-ivals.c \
 		   tools/verify-exceptions.c tools/elf.c tools/sframe-elf.c $(CORE)
-VERIFY_HDRS	:= tools/verify.h tools/elf.h tools/sframe-elf.h
+VERIFY_HDRS	:= tools/verify.h tools/search.h tools/elf.h tools/sframe-elf.h
 tools/sframe-verify: $(VERIFY_SRCS) $(VERIFY_HDRS) $(CORE_HDRS)
 	$(CC) $(HOST_CFLAGS) -o $@ $(VERIFY_SRCS)
 

@@ -68,7 +68,8 @@ outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp s
 # C library changes
 stamp=$( { printf '%s\n' "${cmds[@]}"; $CC --version | sed -n 1p
 	   dpkg-query -W "$LIBC"; cat "$SRC"/*.c "$SRC"/*.h "$0" \
-	   "$ROOT/include/sframe/format.h" "$ROOT"/tools/elf.[ch]; } |
+	   "$ROOT/include/sframe/format.h" "$ROOT"/tools/elf.[ch] \
+	   "$ROOT/tools/search.h"; } |
 	 sha256sum | cut -d' ' -f1)
 uptodate=1
 [ "$(cat "$OUTU/.stamp" 2>/dev/null)" = "$stamp" ] || uptodate=

@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "search.h"
 #include "verify.h"
 
 const char *prog = "sframe-verify";
@@ -221,6 +222,11 @@ static void load_symbols(struct input *in)
 	in->syms = all;
 }
 
+static int region_ends_above(const void *elem, const void *key)
+{
+	return ((const struct region *)elem)->hi > *(const uint64_t *)key;
+}
+
 /**
  * region_at() - the code region containing an address
  * @in: the input
@@ -230,18 +236,11 @@ static void load_symbols(struct input *in)
  */
 struct region *region_at(const struct input *in, uint64_t a)
 {
-	size_t lo = 0, hi = in->nregs;
+	size_t k = search_first(in->regs, in->nregs, sizeof(*in->regs), &a,
+				region_ends_above);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (in->regs[mid].hi <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < in->nregs && in->regs[lo].lo <= a)
-		return &in->regs[lo];
+	if (k < in->nregs && in->regs[k].lo <= a)
+		return &in->regs[k];
 	return NULL;
 }
 

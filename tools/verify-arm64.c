@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "search.h"
 #include "verify.h"
 
 /**
@@ -32,20 +33,19 @@ int is_ftrace_nops(const struct input *in, const struct region *r,
 	return part_at(in, hi, &fde) && fde.start == hi;
 }
 
+/* Does a symbol start at *key - 8 or later? */
+static int starts_from_key_minus_8(const void *elem, const void *key)
+{
+	return ((const struct ival *)elem)->lo + 8 >= *(const uint64_t *)key;
+}
+
 /* Is [@lo, @hi) a symbol, or a symbol after its ftrace NOPs (+8)? */
 static int fde_matches_symbol(const struct input *in, uint64_t lo, uint64_t hi)
 {
-	size_t a = 0, b = in->nallsyms;
-
 	/* first symbol starting at or above lo - 8 */
-	while (a < b) {
-		size_t mid = a + (b - a) / 2;
+	size_t a = search_first(in->allsyms, in->nallsyms,
+				sizeof(*in->allsyms), &lo, starts_from_key_minus_8);
 
-		if (in->allsyms[mid].lo + 8 < lo)
-			a = mid + 1;
-		else
-			b = mid;
-	}
 	for (; a < in->nallsyms && in->allsyms[a].lo <= lo; a++)
 		if ((in->allsyms[a].lo == lo || in->allsyms[a].lo + 8 == lo) &&
 		    in->allsyms[a].hi == hi)

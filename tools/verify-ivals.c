@@ -5,6 +5,7 @@
  * adjacent intervals; the queries take a merged set.
  */
 #include <stdlib.h>
+#include "search.h"
 #include "verify.h"
 
 /**
@@ -57,20 +58,15 @@ void iv_merge(struct ivals *s)
 	s->n = n + 1;
 }
 
+static int ival_ends_above(const void *elem, const void *key)
+{
+	return ((const struct ival *)elem)->hi > *(const uint64_t *)key;
+}
+
 /* First interval of a merged set ending above @a. */
 static size_t iv_first(const struct ivals *s, uint64_t a)
 {
-	size_t lo = 0, hi = s->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->v[mid].hi <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return search_first(s->v, s->n, sizeof(*s->v), &a, ival_ends_above);
 }
 
 /**

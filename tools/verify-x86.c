@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "search.h"
 #include "verify.h"
 
 /* ORC (arch/x86/include/asm/orc_types.h, Linux 6.1). */
@@ -151,20 +152,16 @@ void load_orc(struct input *in)
 	in->st.has_orc = 1;
 }
 
+static int orc_above(const void *elem, const void *key)
+{
+	return ((const struct orc *)elem)->ip > *(const uint64_t *)key;
+}
+
 /* Index of the first ORC entry above @pc. */
 static size_t orc_upper(const struct input *in, uint64_t pc)
 {
-	size_t lo = 0, hi = in->norc;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (in->orc[mid].ip <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return search_first(in->orc, in->norc, sizeof(*in->orc), &pc,
+			    orc_above);
 }
 
 static int orc_defined(const struct orc *o)
@@ -373,20 +370,17 @@ static int is_alt_pushf(const struct input *in, uint64_t lo, uint64_t hi,
 	return 0;
 }
 
+static int u64_above(const void *elem, const void *key)
+{
+	return *(const uint64_t *)elem > *(const uint64_t *)key;
+}
+
 /* Next boundary above @pc in a sorted array, or UINT64_MAX. */
 static uint64_t next_bound(const uint64_t *v, size_t n, uint64_t pc)
 {
-	size_t lo = 0, hi = n;
+	size_t k = search_first(v, n, sizeof(*v), &pc, u64_above);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid] <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n ? v[lo] : UINT64_MAX;
+	return k < n ? v[k] : UINT64_MAX;
 }
 
 /**

@@ -60,6 +60,7 @@
 #include "chain.h"
 #include "perfring.h"
 #include "../../tools/elf.h"
+#include "../../tools/search.h"
 
 #define RING_PAGES	64		/* default data pages of the ring buffer */
 #define MAX_REPORT	5		/* failing samples printed per kind */
@@ -136,22 +137,22 @@ static int sym_cmp(const void *a, const void *b)
 	return (y->level >= 0) - (x->level >= 0);
 }
 
+static int sym_starts_above(const void *elem, const void *key)
+{
+	return ((const struct sym *)elem)->start > *(const uint64_t *)key;
+}
+
 /* The symbol containing addr, or NULL. Prefers chain symbols. */
 static const struct sym *find_sym(uint64_t addr)
 {
-	size_t lo = 0, hi = nsyms, i, n;
+	/* the first symbol starting above addr */
+	size_t i = search_first(syms, nsyms, sizeof(*syms), &addr,
+				sym_starts_above);
 	const struct sym *best = NULL;
+	size_t n;
 
-	while (lo < hi) {			/* first start > addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* look back over a few entries: aliases and nested symbols */
-	for (i = lo, n = 0; i > 0 && n < 64; i--, n++) {
+	for (n = 0; i > 0 && n < 64; i--, n++) {
 		const struct sym *s = &syms[i - 1];
 
 		if (addr < s->end && (!best || (best->level < 0 && s->level >= 0)))
