@@ -514,54 +514,39 @@ int elf_rela_get(const struct elf_file *f, uint64_t sec, uint64_t i,
 	return 0;
 }
 
-/* Relocation type -> (size, pc-relative); 0 size: unsupported. */
+/*
+ * The relocation types resolved, per machine: S + A (absolute) and
+ * S + A - P (PC-relative), 64 and 32 bits wide; 0: none.
+ */
+static const struct reloc_types {
+	unsigned int machine;
+	uint32_t abs64, abs32, abs32s, pc64, pc32;
+} reloc_types[] = {
+	/* R_X86_64_64, _32, _32S, _PC64, _PC32 */
+	{ ELF_EM_X86_64, 1, 10, 11, 24, 2 },
+	/* R_AARCH64_ABS64, _ABS32, -, _PREL64, _PREL32 */
+	{ ELF_EM_AARCH64, 257, 258, 0, 260, 261 },
+	/* R_390_64, _32, -, _PC64, _PC32 */
+	{ EM_S390, 22, 4, 0, 23, 5 },
+};
+
+/* Size of relocation @type (0: unsupported), and whether PC-relative. */
 static int reloc_kind(unsigned int machine, uint64_t type, int *pcrel)
 {
+	const struct reloc_types *t;
+
 	*pcrel = 0;
-	switch (machine) {
-	case ELF_EM_X86_64:
-		switch (type) {
-		case 1:				/* R_X86_64_64 */
+	if (!type)		/* R_*_NONE; 0 in reloc_types[] is no type */
+		return 0;
+	for (t = reloc_types;
+	     t < reloc_types + sizeof(reloc_types) / sizeof(*t); t++) {
+		if (t->machine != machine)
+			continue;
+		*pcrel = type == t->pc64 || type == t->pc32;
+		if (type == t->abs64 || type == t->pc64)
 			return 8;
-		case 2:				/* R_X86_64_PC32 */
-			*pcrel = 1;
+		if (type == t->abs32 || type == t->abs32s || type == t->pc32)
 			return 4;
-		case 10:
-		case 11:				/* R_X86_64_32(S) */
-			return 4;
-		case 24:				/* R_X86_64_PC64 */
-			*pcrel = 1;
-			return 8;
-		}
-		break;
-	case ELF_EM_AARCH64:
-		switch (type) {
-		case 257:				/* R_AARCH64_ABS64 */
-			return 8;
-		case 258:				/* R_AARCH64_ABS32 */
-			return 4;
-		case 260:				/* R_AARCH64_PREL64 */
-			*pcrel = 1;
-			return 8;
-		case 261:				/* R_AARCH64_PREL32 */
-			*pcrel = 1;
-			return 4;
-		}
-		break;
-	case EM_S390:
-		switch (type) {
-		case 4:				/* R_390_32 */
-			return 4;
-		case 5:				/* R_390_PC32 */
-			*pcrel = 1;
-			return 4;
-		case 22:				/* R_390_64 */
-			return 8;
-		case 23:				/* R_390_PC64 */
-			*pcrel = 1;
-			return 8;
-		}
-		break;
 	}
 	return 0;
 }
