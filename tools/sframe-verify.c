@@ -278,12 +278,12 @@ const uint8_t *text_bytes(const struct input *in, uint64_t a, uint64_t len)
 
 	for (i = 1; i < in->f.shnum; i++) {
 		const struct elf_sec *s = &in->f.secs[i];
+		const uint8_t *d = elf_sec_data(&in->f, i);
 
-		if (!(s->flags & ELF_SHF_ALLOC) || s->type == ELF_SHT_NOBITS ||
-		    a < s->vaddr || a - s->vaddr > s->size ||
-		    len > s->size - (a - s->vaddr))
+		if (!d || !(s->flags & ELF_SHF_ALLOC) || a < s->vaddr ||
+		    a - s->vaddr > s->size || len > s->size - (a - s->vaddr))
 			continue;
-		return elf_sec_data(&in->f, i) + (a - s->vaddr);
+		return d + (a - s->vaddr);
 	}
 	return NULL;
 }
