@@ -26,8 +26,8 @@ FUZZ_SECONDS	?= 600
 
 CORE		:= lib/sframe/sframe.c
 CORE_HDRS	:= $(wildcard include/sframe/*.h)
-TOOL_SRCS	:= tools/dump.c tools/elf.c
-TOOL_HDRS	:= tools/dump.h tools/elf.h
+TOOL_SRCS	:= tools/dump.c tools/elf.c tools/sframe-elf.c
+TOOL_HDRS	:= tools/dump.h tools/elf.h tools/sframe-elf.h
 TEST_SRCS	:= tools/testing/encode.c
 TEST_HDRS	:= tools/testing/encode.h tools/testing/harness.h
 
@@ -46,12 +46,16 @@ tools: tools/sframe-dump tools/sframe-verify
 tools/sframe-dump: tools/sframe-dump.c $(TOOL_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_HDRS)
 	$(CC) $(HOST_CFLAGS) -o $@ tools/sframe-dump.c $(TOOL_SRCS) $(CORE)
 
-# The verifier is also a kernel hostprog: these three sources, -Iinclude.
-VERIFY_SRCS	:= tools/sframe-verify.c tools/elf.c $(CORE)
-tools/sframe-verify: $(VERIFY_SRCS) tools/elf.h $(CORE_HDRS)
+# The verifier is also a kernel hostprog (tools/Kbuild): these sources,
+# -Iinclude.
+VERIFY_SRCS	:= tools/sframe-verify.c tools/verify-x86.c tools/verify-arm64.c \
+		   tools/verify-fixups.c tools/verify-ivals.c \
+		   tools/verify-exceptions.c tools/elf.c tools/sframe-elf.c $(CORE)
+VERIFY_HDRS	:= tools/verify.h tools/search.h tools/elf.h tools/sframe-elf.h
+tools/sframe-verify: $(VERIFY_SRCS) $(VERIFY_HDRS) $(CORE_HDRS)
 	$(CC) $(HOST_CFLAGS) -o $@ $(VERIFY_SRCS)
 
-$(HOST)/sframe-verify-san: $(VERIFY_SRCS) tools/elf.h $(CORE_HDRS)
+$(HOST)/sframe-verify-san: $(VERIFY_SRCS) $(VERIFY_HDRS) $(CORE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(SAN_CFLAGS) -o $@ $(VERIFY_SRCS)
 
@@ -65,7 +69,7 @@ $(HOST)/test-%: tools/testing/test-%.c $(TEST_SRCS) $(TOOL_SRCS) $(CORE) $(TEST_
 
 # The core recompiled with a fault-injecting accessor (it includes
 # lib/sframe/sframe.c itself, as a user-memory build would).
-$(HOST)/test-accessor: tools/testing/test-accessor.c tools/testing/fault-access.h tools/elf.c $(CORE) $(CORE_HDRS)
+$(HOST)/test-accessor: tools/testing/test-accessor.c tools/testing/fault-access.h tools/elf.c tools/elf.h $(CORE) $(CORE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(SAN_CFLAGS) -Itools/testing -o $@ $< tools/elf.c
 
@@ -77,7 +81,7 @@ $(HOST)/libsframe-glue.o: tools/bench/libsframe-glue.c tools/bench/libsframe-glu
 	ld -r $(HOST)/glue-only.o $$($(CC) -print-file-name=libsframe.a) -o $(HOST)/glue-partial.o
 	objcopy -w --keep-global-symbol='ls_*' $(HOST)/glue-partial.o $@
 
-$(HOST)/test-libsframe: tools/testing/test-libsframe.c $(HOST)/libsframe-glue.o $(TOOL_SRCS) $(CORE) $(CORE_HDRS)
+$(HOST)/test-libsframe: tools/testing/test-libsframe.c $(HOST)/libsframe-glue.o $(TOOL_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_HDRS)
 	$(CC) $(SAN_CFLAGS) -o $@ $< $(HOST)/libsframe-glue.o $(TOOL_SRCS) $(CORE)
 
 HOST_TESTS := $(HOST)/test-core $(HOST)/test-malformed $(HOST)/test-libsframe \
@@ -102,7 +106,7 @@ $(HOST)/fuzz-sframe: tools/testing/fuzz-sframe.c $(TOOL_SRCS) $(CORE) $(TOOL_HDR
 fuzz: deps-host $(HOST)/fuzz-sframe
 	@tools/testing/run-fuzz.sh $(HOST)/fuzz-sframe $(FUZZ_SECONDS)
 
-$(HOST)/bench-sframe: tools/bench/bench-sframe.c tools/bench/libc-alloc.h $(HOST)/libsframe-glue.o $(TOOL_SRCS) $(CORE) $(CORE_HDRS)
+$(HOST)/bench-sframe: tools/bench/bench-sframe.c tools/bench/libc-alloc.h $(HOST)/libsframe-glue.o $(TOOL_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_HDRS)
 	$(CC) -O2 -g -std=gnu11 $(CWARN) -Iinclude -o $@ $< $(HOST)/libsframe-glue.o $(TOOL_SRCS) $(CORE)
 
 bench-host: deps-host $(HOST)/bench-sframe

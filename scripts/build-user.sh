@@ -46,7 +46,8 @@ OMIT="-fomit-frame-pointer"
 # stack whatever the flags: w_leaf has a stack slot for that reason)
 FP="-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
 SFRAME="-Wa,--gsframe"
-SRCS="$SRC/sampler.c $SRC/perfring.c $SRC/chain.c"
+# the sampler reads ELF symbol tables with the tools' ELF reader
+SRCS="$SRC/sampler.c $SRC/perfring.c $SRC/chain.c $ROOT/tools/elf.c"
 LIB="$SRC/chainlib.c"
 # aarch64 ld puts .rodata/.eh_frame/.sframe in the text segment unless told
 # otherwise; sframe-hostile mprotects its .sframe pages writable, which must
@@ -68,7 +69,8 @@ outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp s
 # C library changes
 stamp=$( { printf '%s\n' "${cmds[@]}"; $CC --version | sed -n 1p
 	   dpkg-query -W "$LIBC"; cat "$SRC"/*.c "$SRC"/*.h "$0" \
-	   "$ROOT"/include/sframe/*.h "$ROOT/lib/sframe/sframe.c"; } |
+	   "$ROOT"/include/sframe/*.h "$ROOT/lib/sframe/sframe.c" \
+	   "$ROOT"/tools/elf.[ch] "$ROOT/tools/search.h"; } |
 	 sha256sum | cut -d' ' -f1)
 uptodate=1
 [ "$(cat "$OUTU/.stamp" 2>/dev/null)" = "$stamp" ] || uptodate=

@@ -1,191 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Minimal, bounds-checked ELF reader for the sframe tools.
+ * The ELF reader of the project's user-space programs (see elf.h).
  *
  * Every offset taken from the file is checked against the file size before
  * use: a forged ELF file gets an error message, never an out-of-bounds read.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
-#include <sframe/sframe.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "elf.h"
 
-#define EM_386		3
 #define EM_S390		22
-#define EM_X86_64	62
-#define EM_AARCH64	183
-#define ET_REL		1
 #define SHT_RELA	4
-#define SHT_SYMTAB	2
-
-struct elf {
-	const uint8_t *p;
-	size_t n;
-	int is64, be;
-};
-
-static uint64_t get(const struct elf *e, const uint8_t *q, int len)
-{
-	uint64_t v = 0;
-	int i;
-
-	if (e->be)
-		for (i = 0; i < len; i++)
-			v = (v << 8) | q[i];
-	else
-		for (i = len - 1; i >= 0; i--)
-			v = (v << 8) | q[i];
-	return v;
-}
-
-static void put(const struct elf *e, uint8_t *q, int len, uint64_t v)
-{
-	int i;
-
-	for (i = 0; i < len; i++) {
-		int shift = e->be ? 8 * (len - 1 - i) : 8 * i;
-
-		q[i] = (uint8_t)(v >> shift);
-	}
-}
-
-static int in_file(const struct elf *e, uint64_t off, uint64_t len)
-{
-	return off <= e->n && len <= e->n - off;
-}
-
-/* Field of a structure at @base: 32-bit and 64-bit offsets and sizes. */
-static uint64_t fld(const struct elf *e, uint64_t base, int off32, int len32,
-		    int off64, int len64)
-{
-	return e->is64 ? get(e, e->p + base + off64, len64) :
-			 get(e, e->p + base + off32, len32);
-}
-
-struct shdr {
-	uint64_t name, type, addr, offset, size, link, info, entsize;
-};
-
-static int read_shdr(const struct elf *e, uint64_t shoff, uint64_t shentsize,
-		     uint64_t i, struct shdr *s)
-{
-	uint64_t base = shoff + i * shentsize;
-
-	if (!in_file(e, base, e->is64 ? 64 : 40))
-		return -1;
-	s->name = fld(e, base, 0, 4, 0, 4);
-	s->type = fld(e, base, 4, 4, 4, 4);
-	s->addr = fld(e, base, 12, 4, 16, 8);
-	s->offset = fld(e, base, 16, 4, 24, 8);
-	s->size = fld(e, base, 20, 4, 32, 8);
-	s->link = fld(e, base, 24, 4, 40, 4);
-	s->info = fld(e, base, 28, 4, 44, 4);
-	s->entsize = fld(e, base, 36, 4, 56, 8);
-	return 0;
-}
-
-/* Relocation type -> (size, pc-relative); 0 size: unsupported. */
-static int reloc_kind(unsigned int machine, uint64_t type, int *pcrel)
-{
-	*pcrel = 0;
-	switch (machine) {
-	case EM_X86_64:
-		switch (type) {
-		case 1:				/* R_X86_64_64 */
-			return 8;
-		case 2:				/* R_X86_64_PC32 */
-			*pcrel = 1;
-			return 4;
-		case 10:
-		case 11:				/* R_X86_64_32(S) */
-			return 4;
-		case 24:				/* R_X86_64_PC64 */
-			*pcrel = 1;
-			return 8;
-		}
-		break;
-	case EM_AARCH64:
-		switch (type) {
-		case 257:				/* R_AARCH64_ABS64 */
-			return 8;
-		case 258:				/* R_AARCH64_ABS32 */
-			return 4;
-		case 260:				/* R_AARCH64_PREL64 */
-			*pcrel = 1;
-			return 8;
-		case 261:				/* R_AARCH64_PREL32 */
-			*pcrel = 1;
-			return 4;
-		}
-		break;
-	case EM_S390:
-		switch (type) {
-		case 4:				/* R_390_32 */
-			return 4;
-		case 5:				/* R_390_PC32 */
-			*pcrel = 1;
-			return 4;
-		case 22:				/* R_390_64 */
-			return 8;
-		case 23:				/* R_390_PC64 */
-			*pcrel = 1;
-			return 8;
-		}
-		break;
-	}
-	return 0;
-}
-
-/*
- * Apply the RELA section @rs to the section @target as readelf does for
- * debug dumps: S + A, minus the place for PC-relative types.
- */
-static int apply_rela(struct sframe_blob *b, const struct elf *e,
-		      uint64_t shoff, uint64_t shentsize, uint64_t shnum,
-		      const struct shdr *rs, const struct shdr *target,
-		      const char **why)
-{
-	uint64_t entsize = e->is64 ? 24 : 12, i, nrel;
-	struct shdr sym;
-
-	if (rs->link >= shnum || read_shdr(e, shoff, shentsize, rs->link, &sym) ||
-	    !in_file(e, sym.offset, sym.size) || !in_file(e, rs->offset, rs->size)) {
-		*why = "relocation or symbol table outside the file";
-		return -1;
-	}
-	nrel = rs->size / entsize;
-	for (i = 0; i < nrel; i++) {
-		uint64_t r = rs->offset + i * entsize;
-		uint64_t off = fld(e, r, 0, 4, 0, 8);
-		uint64_t info = fld(e, r, 4, 4, 8, 8);
-		int64_t addend = (int64_t)fld(e, r, 8, 4, 16, 8);
-		uint64_t symi = e->is64 ? info >> 32 : info >> 8;
-		uint64_t type = e->is64 ? (info & 0xffffffff) : (info & 0xff);
-		uint64_t symsz = e->is64 ? 24 : 16, symoff, value;
-		int pcrel, len = reloc_kind(b->machine, type, &pcrel);
-
-		if (!e->is64)
-			addend = (int32_t)addend;
-		if (!len) {
-			*why = "unsupported relocation type in .rela.sframe";
-			return -1;
-		}
-		symoff = sym.offset + symi * symsz;
-		if (symi * symsz >= sym.size || !in_file(e, symoff, symsz) ||
-		    off > target->size || (uint64_t)len > target->size - off) {
-			*why = "relocation outside its section or symbol table";
-			return -1;
-		}
-		value = fld(e, symoff, 4, 4, 8, 8) + addend;
-		if (pcrel)
-			value -= off + target->addr;
-		put(e, (uint8_t *)b->data + off, len, value);
-		b->nrelocs++;
-	}
-	return 0;
-}
 
 /**
  * sframe_read_file() - read a whole file into a malloc'ed buffer
@@ -229,174 +60,6 @@ int sframe_read_file(const char *path, uint8_t **buf, size_t *size)
 }
 
 /**
- * sframe_elf_find() - locate the SFrame data of an ELF file
- * @b: blob whose @file and @file_size are set; the rest is filled in
- * @relocate: apply .rela.sframe in relocatable objects
- * @why: set to a one-line reason on failure
- *
- * Prefers the .sframe section; without a section table (or without such a
- * section) falls back to the PT_GNU_SFRAME segment, whose size may include
- * padding (the SFrame header gives the real size).
- *
- * Return: 0, or -1 with @why set.
- */
-int sframe_elf_find(struct sframe_blob *b, int relocate, const char **why)
-{
-	struct elf e = { .p = b->file, .n = b->file_size };
-	uint64_t shoff, shnum, shentsize, shstrndx, phoff, phnum, phentsize, i;
-	struct shdr strtab, s, sframe;
-	uint64_t sframe_idx = 0;
-	int found = 0;
-
-	if (b->file_size < 16 || memcmp(b->file, "\177ELF", 4)) {
-		*why = "not an ELF file";
-		return -1;
-	}
-	if ((b->file[4] != 1 && b->file[4] != 2) ||
-	    (b->file[5] != 1 && b->file[5] != 2)) {
-		*why = "unknown ELF class or data encoding";
-		return -1;
-	}
-	e.is64 = b->file[4] == 2;
-	e.be = b->file[5] == 2;
-	if (!in_file(&e, 0, e.is64 ? 64 : 52)) {
-		*why = "truncated ELF header";
-		return -1;
-	}
-	b->is_rel = fld(&e, 0, 16, 2, 16, 2) == ET_REL;
-	b->machine = fld(&e, 0, 18, 2, 18, 2);
-	phoff = fld(&e, 0, 28, 4, 32, 8);
-	shoff = fld(&e, 0, 32, 4, 40, 8);
-	phentsize = fld(&e, 0, 42, 2, 54, 2);
-	phnum = fld(&e, 0, 44, 2, 56, 2);
-	shentsize = fld(&e, 0, 46, 2, 58, 2);
-	shnum = fld(&e, 0, 48, 2, 60, 2);
-	shstrndx = fld(&e, 0, 50, 2, 62, 2);
-	b->name = ".sframe";
-
-	if (shoff && shnum && shentsize >= (uint64_t)(e.is64 ? 64 : 40) &&
-	    shstrndx < shnum &&
-	    !read_shdr(&e, shoff, shentsize, shstrndx, &strtab) &&
-	    in_file(&e, strtab.offset, strtab.size)) {
-		for (i = 0; i < shnum && !found; i++) {
-			if (read_shdr(&e, shoff, shentsize, i, &s))
-				break;
-			if (s.name < strtab.size &&
-			    !strncmp((const char *)e.p + strtab.offset + s.name,
-				     ".sframe", strtab.size - s.name) &&
-			    strtab.size - s.name > 7 &&
-			    e.p[strtab.offset + s.name + 7] == 0) {
-				sframe = s;
-				sframe_idx = i;
-				found = 1;
-			}
-		}
-		if (found) {
-			if (!in_file(&e, sframe.offset, sframe.size)) {
-				*why = ".sframe section outside the file";
-				return -1;
-			}
-			b->data = e.p + sframe.offset;
-			b->size = sframe.size;
-			b->addr = sframe.addr;
-			if (b->is_rel && relocate) {
-				for (i = 0; i < shnum; i++) {
-					if (read_shdr(&e, shoff, shentsize, i, &s))
-						break;
-					if (s.type != SHT_RELA || s.info != sframe_idx)
-						continue;
-					if (apply_rela(b, &e, shoff, shentsize,
-						       shnum, &s, &sframe, why))
-						return -1;
-				}
-			}
-			return 0;
-		}
-	}
-
-	for (i = 0; i < phnum; i++) {
-		uint64_t base = phoff + i * phentsize;
-
-		if (phentsize < (uint64_t)(e.is64 ? 56 : 32) ||
-		    !in_file(&e, base, phentsize))
-			break;
-		if (fld(&e, base, 0, 4, 0, 4) != PT_GNU_SFRAME)
-			continue;
-		b->data = e.p + fld(&e, base, 4, 4, 8, 8);
-		b->size = fld(&e, base, 16, 4, 32, 8);
-		b->addr = fld(&e, base, 8, 4, 16, 8);
-		if (!in_file(&e, b->data - e.p, b->size)) {
-			*why = "PT_GNU_SFRAME segment outside the file";
-			return -1;
-		}
-		return 0;
-	}
-	*why = "no .sframe section or PT_GNU_SFRAME segment";
-	return -1;
-}
-
-/**
- * sframe_open_parts() - open every SFrame section of a sequence
- * @data: first byte of the sequence (a relocatable object's .sframe)
- * @size: its size
- * @addr: its address
- * @opts: %SFRAME_OPEN_* options
- * @parts: result: malloc'ed array of the opened sections (free() it)
- * @nparts: result: number of sections; on failure, index of the bad one
- * @off: result on failure: offset of the bad section
- *
- * The sections follow each other as sframe_open_part() describes (one per
- * object file `ld -r` linked; a single one is a sequence of one).
- *
- * Return: 0, or the negative SFRAME_E_* code of the section at @off (@parts
- * is then NULL).
- */
-int sframe_open_parts(const uint8_t *data, uint64_t size, uint64_t addr,
-		      unsigned int opts, struct sframe_section **parts,
-		      size_t *nparts, uint64_t *off)
-{
-	struct sframe_section *v = NULL, *q;
-	size_t n = 0, cap = 0;
-	uint64_t next;
-	int err;
-
-	*off = 0;
-	do {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 4;
-			q = realloc(v, cap * sizeof(*v));
-			if (!q) {
-				fprintf(stderr, "out of memory\n");
-				exit(2);
-			}
-			v = q;
-		}
-		err = sframe_open_part(&v[n], data, size, addr, *off, opts,
-				       &next);
-		if (err)
-			break;
-		n++;
-		*off = next;
-	} while (*off < size);
-	*nparts = n;
-	if (err) {
-		free(v);
-		v = NULL;
-	}
-	*parts = v;
-	return err;
-}
-
-/* The struct elf view of an elf_file, for the helpers above. */
-static struct elf elf_view(const struct elf_file *f)
-{
-	struct elf e = { .p = f->buf, .n = f->size, .is64 = f->is64,
-			 .be = f->be };
-
-	return e;
-}
-
-/**
  * elf_get() - read an unsigned field in the file's byte order
  * @f: the file
  * @p: first byte (the caller checked the bounds)
@@ -406,9 +69,16 @@ static struct elf elf_view(const struct elf_file *f)
  */
 uint64_t elf_get(const struct elf_file *f, const uint8_t *p, int len)
 {
-	struct elf e = elf_view(f);
+	uint64_t v = 0;
+	int i;
 
-	return get(&e, p, len);
+	if (f->be)
+		for (i = 0; i < len; i++)
+			v = (v << 8) | p[i];
+	else
+		for (i = len - 1; i >= 0; i--)
+			v = (v << 8) | p[i];
+	return v;
 }
 
 /**
@@ -420,9 +90,76 @@ uint64_t elf_get(const struct elf_file *f, const uint8_t *p, int len)
  */
 void elf_put(const struct elf_file *f, uint8_t *p, int len, uint64_t v)
 {
-	struct elf e = elf_view(f);
+	int i;
 
-	put(&e, p, len, v);
+	for (i = 0; i < len; i++) {
+		int shift = f->be ? 8 * (len - 1 - i) : 8 * i;
+
+		p[i] = (uint8_t)(v >> shift);
+	}
+}
+
+static int in_file(const struct elf_file *f, uint64_t off, uint64_t len)
+{
+	return off <= f->size && len <= f->size - off;
+}
+
+/**
+ * elf_bytes() - bytes of the file
+ * @f: the file
+ * @off: offset of the first byte
+ * @len: number of bytes
+ *
+ * Return: the first byte, or NULL if [@off, @off + @len) is not in the file.
+ */
+const uint8_t *elf_bytes(const struct elf_file *f, uint64_t off, uint64_t len)
+{
+	return in_file(f, off, len) ? f->map + off : NULL;
+}
+
+/*
+ * Field of a structure at file offset @base (checked by the caller): its
+ * 32-bit and 64-bit offsets and sizes.
+ */
+static uint64_t fld(const struct elf_file *f, uint64_t base, int off32,
+		    int len32, int off64, int len64)
+{
+	return f->is64 ? elf_get(f, f->map + base + off64, len64) :
+			 elf_get(f, f->map + base + off32, len32);
+}
+
+/* Map @path read-only; a file that cannot be mapped (a pipe) is read. */
+static int map_file(struct elf_file *f, const char *path, const char **why)
+{
+	struct stat st;
+	uint8_t *buf;
+	void *p;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*why = strerror(errno);
+		return -1;
+	}
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size == (size_t)st.st_size) {
+		p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p != MAP_FAILED) {
+			close(fd);
+			f->map = p;
+			f->size = st.st_size;
+			f->mapped = 1;
+			return 0;
+		}
+	}
+	close(fd);
+	err = sframe_read_file(path, &buf, &f->size);
+	if (err) {
+		*why = strerror(-err);
+		return -1;
+	}
+	f->map = buf;
+	return 0;
 }
 
 /* NUL-terminated string at @off of string table section @strndx, or "". */
@@ -435,114 +172,166 @@ static const char *elf_str(const struct elf_file *f, uint64_t strndx,
 	if (!strndx || strndx >= f->shnum)
 		return "";
 	s = &f->secs[strndx];
-	if (s->type == ELF_SHT_NOBITS || off >= s->size)
+	if (!s->data || off >= s->size)
 		return "";
-	p = (const char *)f->buf + s->offset + off;
+	p = (const char *)s->data + off;
 	return memchr(p, 0, s->size - off) ? p : "";
 }
 
-/**
- * elf_file_open() - parse the ELF and section headers of a file
- * @f: result
- * @buf: the whole file (malloc'ed; owned by the caller, modified by
- *       elf_apply_rela())
- * @size: its size
- * @why: set to a one-line reason on failure
- *
- * Every section that occupies file space must lie inside the file.
- *
- * Return: 0, or -1 with @why set.
+/*
+ * The section header table, if it is in the file; a section outside the
+ * file gets no data and sets @f->sec_why.
  */
-int elf_file_open(struct elf_file *f, uint8_t *buf, size_t size,
-		  const char **why)
+static int read_sections(struct elf_file *f, uint64_t shoff,
+			 uint64_t shentsize, uint64_t shstrndx)
 {
-	struct elf e = { .p = buf, .n = size };
-	uint64_t shoff, shentsize, shstrndx, i;
+	uint64_t i;
 
-	memset(f, 0, sizeof(*f));
-	f->buf = buf;
-	f->size = size;
-	if (size < 16 || memcmp(buf, "\177ELF", 4)) {
-		*why = "not an ELF file";
-		return -1;
-	}
-	if ((buf[4] != 1 && buf[4] != 2) || (buf[5] != 1 && buf[5] != 2)) {
-		*why = "unknown ELF class or data encoding";
-		return -1;
-	}
-	f->is64 = buf[4] == 2;
-	f->be = buf[5] == 2;
-	e.is64 = f->is64;
-	e.be = f->be;
-	if (!in_file(&e, 0, e.is64 ? 64 : 52)) {
-		*why = "truncated ELF header";
-		return -1;
-	}
-	f->type = fld(&e, 0, 16, 2, 16, 2);
-	f->machine = fld(&e, 0, 18, 2, 18, 2);
-	shoff = fld(&e, 0, 32, 4, 40, 8);
-	shentsize = fld(&e, 0, 46, 2, 58, 2);
-	f->shnum = fld(&e, 0, 48, 2, 60, 2);
-	shstrndx = fld(&e, 0, 50, 2, 62, 2);
 	if (!shoff || !f->shnum) {
-		*why = "no section header table";
-		return -1;
+		f->sec_why = "no section header table";
+		f->shnum = 0;
+		return 0;
 	}
-	if (shentsize < (uint64_t)(e.is64 ? 64 : 40) || shstrndx >= f->shnum ||
-	    !in_file(&e, shoff, f->shnum * shentsize)) {
-		*why = "section header table outside the file";
-		return -1;
+	if (shentsize < (uint64_t)(f->is64 ? 64 : 40) || shstrndx >= f->shnum) {
+		f->sec_why = "section header table outside the file";
+		f->shnum = 0;
+		return 0;
+	}
+	if (!in_file(f, shoff, f->shnum * shentsize)) {
+		/* a truncated table: the headers in the file are usable */
+		f->sec_why = "section header table outside the file";
+		f->shnum = shoff < f->size ? (f->size - shoff) / shentsize : 0;
+		if (shstrndx >= f->shnum) {
+			f->shnum = 0;
+			return 0;
+		}
 	}
 	f->secs = calloc(f->shnum, sizeof(*f->secs));
-	if (!f->secs) {
-		*why = "out of memory";
+	if (!f->secs)
 		return -1;
-	}
 	for (i = 0; i < f->shnum; i++) {
 		struct elf_sec *s = &f->secs[i];
 		uint64_t base = shoff + i * shentsize;
-		struct shdr h;
 
-		read_shdr(&e, shoff, shentsize, i, &h);
-		s->type = h.type;
-		s->flags = fld(&e, base, 8, 4, 8, 8);
-		s->addr = h.addr;
-		s->vaddr = h.addr;
-		s->offset = h.offset;
-		s->size = h.size;
-		s->link = h.link;
-		s->info = h.info;
-		s->entsize = h.entsize;
-		s->align = fld(&e, base, 32, 4, 48, 8);
-		if (s->type != ELF_SHT_NOBITS && s->type != 0 &&
-		    !in_file(&e, s->offset, s->size)) {
-			*why = "section outside the file";
-			elf_file_close(f);
-			return -1;
-		}
+		s->type = fld(f, base, 4, 4, 4, 4);
+		s->flags = fld(f, base, 8, 4, 8, 8);
+		s->addr = fld(f, base, 12, 4, 16, 8);
+		s->vaddr = s->addr;
+		s->offset = fld(f, base, 16, 4, 24, 8);
+		s->size = fld(f, base, 20, 4, 32, 8);
+		s->link = fld(f, base, 24, 4, 40, 4);
+		s->info = fld(f, base, 28, 4, 44, 4);
+		s->align = fld(f, base, 32, 4, 48, 8);
+		if (s->type != ELF_SHT_NOBITS)
+			s->data = elf_bytes(f, s->offset, s->size);
+		if (!s->data && s->type != ELF_SHT_NOBITS && s->type != 0 &&
+		    !f->sec_why)
+			f->sec_why = "section outside the file";
 	}
 	for (i = 0; i < f->shnum; i++) {
-		f->secs[i].name = elf_str(f, shstrndx, fld(&e, shoff +
+		f->secs[i].name = elf_str(f, shstrndx, fld(f, shoff +
 				i * shentsize, 0, 4, 0, 4));
-		if (f->secs[i].type == SHT_SYMTAB)
+		if (f->secs[i].type == ELF_SHT_SYMTAB)
 			f->symtab = i;
 	}
 	if (!f->symtab)
 		for (i = 0; i < f->shnum; i++)
-			if (f->secs[i].type == 11)	/* SHT_DYNSYM */
+			if (f->secs[i].type == ELF_SHT_DYNSYM)
 				f->symtab = i;
 	return 0;
 }
 
 /**
- * elf_file_close() - free what elf_file_open() allocated
- * @f: the file (its buffer stays the caller's)
+ * elf_file_open() - map an ELF file and read its headers
+ * @f: result
+ * @path: file name
+ * @why: set to a one-line reason on failure
+ *
+ * Reads the ELF header and the section header table.  A file without a
+ * usable section header table, or with sections outside the file, opens
+ * with @f->sec_why saying so: such sections have no data, and a reader
+ * that needs them all reports @f->sec_why.
+ *
+ * Return: 0, or -1 with @why set (nothing to close).
+ */
+int elf_file_open(struct elf_file *f, const char *path, const char **why)
+{
+	uint64_t shoff, shentsize, shstrndx;
+
+	memset(f, 0, sizeof(*f));
+	if (map_file(f, path, why))
+		return -1;
+	*why = NULL;
+	if (f->size < 16 || memcmp(f->map, "\177ELF", 4))
+		*why = "not an ELF file";
+	else if ((f->map[4] != 1 && f->map[4] != 2) ||
+		 (f->map[5] != 1 && f->map[5] != 2))
+		*why = "unknown ELF class or data encoding";
+	else if (!in_file(f, 0, f->map[4] == 2 ? 64 : 52))
+		*why = "truncated ELF header";
+	if (*why) {
+		elf_file_close(f);
+		return -1;
+	}
+	f->is64 = f->map[4] == 2;
+	f->be = f->map[5] == 2;
+	f->swap = f->be != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	f->type = fld(f, 0, 16, 2, 16, 2);
+	f->machine = fld(f, 0, 18, 2, 18, 2);
+	f->phoff = fld(f, 0, 28, 4, 32, 8);
+	shoff = fld(f, 0, 32, 4, 40, 8);
+	f->phentsize = fld(f, 0, 42, 2, 54, 2);
+	f->phnum = fld(f, 0, 44, 2, 56, 2);
+	shentsize = fld(f, 0, 46, 2, 58, 2);
+	f->shnum = fld(f, 0, 48, 2, 60, 2);
+	shstrndx = fld(f, 0, 50, 2, 62, 2);
+	if (read_sections(f, shoff, shentsize, shstrndx)) {
+		*why = "out of memory";
+		elf_file_close(f);
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * elf_file_close() - unmap the file and free what the reader allocated
+ * @f: the file (pointers into it are invalid afterwards)
  */
 void elf_file_close(struct elf_file *f)
 {
+	uint64_t i;
+
+	for (i = 0; i < f->shnum && f->secs; i++)
+		free(f->secs[i].copy);
 	free(f->secs);
-	f->secs = NULL;
-	f->shnum = 0;
+	if (f->mapped)
+		munmap((void *)f->map, f->size);
+	else
+		free((void *)f->map);
+	memset(f, 0, sizeof(*f));
+}
+
+/**
+ * elf_seg_get() - decode one program header
+ * @f: the file
+ * @i: index below @f->phnum
+ * @s: result
+ *
+ * Return: 0, or -1 if the program header is not in the file.
+ */
+int elf_seg_get(const struct elf_file *f, uint64_t i, struct elf_seg *s)
+{
+	uint64_t base = f->phoff + i * f->phentsize;
+
+	if (i >= f->phnum || f->phentsize < (uint64_t)(f->is64 ? 56 : 32) ||
+	    !in_file(f, base, f->phentsize))
+		return -1;
+	s->type = fld(f, base, 0, 4, 0, 4);
+	s->offset = fld(f, base, 4, 4, 8, 8);
+	s->vaddr = fld(f, base, 8, 4, 16, 8);
+	s->filesz = fld(f, base, 16, 4, 32, 8);
+	s->flags = fld(f, base, 24, 4, 4, 4);
+	return 0;
 }
 
 /**
@@ -563,18 +352,45 @@ int elf_sec_find(const struct elf_file *f, const char *name)
 }
 
 /**
- * elf_sec_data() - bytes of a section in the file
+ * elf_sec_data() - bytes of a section
  * @f: the file
  * @idx: section index
  *
- * Return: the first byte (sh_size bytes are in the file), or NULL for
- * NOBITS sections and bad indices.
+ * Return: the first byte (sh_size bytes follow): the writable copy if there
+ * is one, else the file's; NULL for NOBITS sections, sections outside the
+ * file and bad indices.
  */
 const uint8_t *elf_sec_data(const struct elf_file *f, uint64_t idx)
 {
-	if (idx >= f->shnum || f->secs[idx].type == ELF_SHT_NOBITS)
+	if (idx >= f->shnum)
 		return NULL;
-	return f->buf + f->secs[idx].offset;
+	return f->secs[idx].copy ? f->secs[idx].copy : f->secs[idx].data;
+}
+
+/**
+ * elf_sec_writable() - a private, writable copy of a section's bytes
+ * @f: the file
+ * @idx: section index
+ *
+ * The first call copies the section; elf_sec_data() returns the copy from
+ * then on, and elf_file_close() frees it.  The file is not changed.
+ *
+ * Return: the first byte of the copy, or NULL if the section has no data
+ * (see elf_sec_data()) or memory ran out.
+ */
+uint8_t *elf_sec_writable(struct elf_file *f, uint64_t idx)
+{
+	struct elf_sec *s;
+
+	if (idx >= f->shnum || !f->secs[idx].data)
+		return NULL;
+	s = &f->secs[idx];
+	if (!s->copy) {
+		s->copy = malloc(s->size ? s->size : 1);
+		if (s->copy)
+			memcpy(s->copy, s->data, s->size);
+	}
+	return s->copy;
 }
 
 /**
@@ -603,117 +419,203 @@ void elf_layout_rel(struct elf_file *f)
 		s->vaddr = cur;
 		cur += (s->size < (1ULL << 40) ? s->size : 0) + 64;
 	}
+	f->laid_out = 1;
 }
 
 /**
- * elf_nsyms() - number of entries of the symbol table
+ * elf_nsyms() - number of entries of a symbol table
  * @f: the file
+ * @tab: section index of the table (@f->symtab: the file's own)
  *
- * Return: the count (0 without a symbol table).
+ * Return: the count (0 if @tab is not a symbol table with contents).
  */
-uint64_t elf_nsyms(const struct elf_file *f)
+uint64_t elf_nsyms(const struct elf_file *f, uint64_t tab)
 {
 	const struct elf_sec *s;
 
-	if (!f->symtab)
+	if (!tab || tab >= f->shnum)
 		return 0;
-	s = &f->secs[f->symtab];
-	return s->type == ELF_SHT_NOBITS ? 0 : s->size / (f->is64 ? 24 : 16);
+	s = &f->secs[tab];
+	if (!s->data || (s->type != ELF_SHT_SYMTAB && s->type != ELF_SHT_DYNSYM))
+		return 0;
+	return s->size / (f->is64 ? 24 : 16);
 }
 
 /**
  * elf_sym_get() - decode one symbol
  * @f: the file
+ * @tab: section index of the symbol table
  * @i: index below elf_nsyms()
  * @s: result; @s->value is an address in the layout of the file's
- *     sections (for ET_REL: the section's synthetic address + st_value)
+ *     sections (for ET_REL after elf_layout_rel(): the section's synthetic
+ *     address + st_value)
  *
  * Return: 0, or -1 for a bad index.
  */
-int elf_sym_get(const struct elf_file *f, uint64_t i, struct elf_sym *s)
+int elf_sym_get(const struct elf_file *f, uint64_t tab, uint64_t i,
+		struct elf_sym *s)
 {
-	struct elf e = elf_view(f);
-	uint64_t base, info;
+	const uint8_t *p;
 
-	if (i >= elf_nsyms(f))
+	if (i >= elf_nsyms(f, tab))
 		return -1;
-	base = f->secs[f->symtab].offset + i * (f->is64 ? 24 : 16);
-	s->name = elf_str(f, f->secs[f->symtab].link, fld(&e, base, 0, 4, 0, 4));
-	s->value = fld(&e, base, 4, 4, 8, 8);
-	s->size = fld(&e, base, 8, 4, 16, 8);
-	info = get(&e, f->buf + base + (f->is64 ? 4 : 12), 1);
-	s->type = info & 0xf;
-	s->bind = info >> 4;
-	s->shndx = get(&e, f->buf + base + (f->is64 ? 6 : 14), 2);
+	p = f->secs[tab].data + i * (f->is64 ? 24 : 16);
+	s->name = elf_str(f, f->secs[tab].link, elf_get(f, p, 4));
+	s->value = elf_get(f, p + (f->is64 ? 8 : 4), f->is64 ? 8 : 4);
+	s->size = elf_get(f, p + (f->is64 ? 16 : 8), f->is64 ? 8 : 4);
+	s->type = p[f->is64 ? 4 : 12] & 0xf;
+	s->shndx = elf_get(f, p + (f->is64 ? 6 : 14), 2);
 	if (s->shndx >= f->shnum)
 		s->shndx = 0;		/* SHN_ABS, SHN_COMMON, SHN_XINDEX */
-	else if (f->type == ELF_ET_REL && s->shndx)
+	else if (f->laid_out && s->shndx)
 		s->value += f->secs[s->shndx].vaddr;
 	return 0;
 }
 
 /**
+ * elf_nrelas() - number of entries of a RELA section
+ * @f: the file
+ * @sec: section index
+ *
+ * Return: the count (0 if @sec is not a RELA section with contents).
+ */
+uint64_t elf_nrelas(const struct elf_file *f, uint64_t sec)
+{
+	if (sec >= f->shnum || f->secs[sec].type != SHT_RELA ||
+	    !f->secs[sec].data)
+		return 0;
+	return f->secs[sec].size / (f->is64 ? 24 : 12);
+}
+
+/**
+ * elf_rela_get() - decode one relocation of a RELA section
+ * @f: the file
+ * @sec: section index
+ * @i: index below elf_nrelas()
+ * @r: result
+ *
+ * Return: 0, or -1 for a bad index.
+ */
+int elf_rela_get(const struct elf_file *f, uint64_t sec, uint64_t i,
+		 struct elf_rela *r)
+{
+	const uint8_t *p;
+	uint64_t info;
+
+	if (i >= elf_nrelas(f, sec))
+		return -1;
+	p = f->secs[sec].data + i * (f->is64 ? 24 : 12);
+	r->offset = elf_get(f, p, f->is64 ? 8 : 4);
+	info = elf_get(f, p + (f->is64 ? 8 : 4), f->is64 ? 8 : 4);
+	r->sym = f->is64 ? info >> 32 : info >> 8;
+	r->type = f->is64 ? (info & 0xffffffff) : (info & 0xff);
+	r->addend = f->is64 ? (int64_t)elf_get(f, p + 16, 8) :
+			      (int32_t)elf_get(f, p + 8, 4);
+	return 0;
+}
+
+/*
+ * The relocation types resolved, per machine: S + A (absolute) and
+ * S + A - P (PC-relative), 64 and 32 bits wide; 0: none.
+ */
+static const struct reloc_types {
+	unsigned int machine;
+	uint32_t abs64, abs32, abs32s, pc64, pc32;
+} reloc_types[] = {
+	/* R_X86_64_64, _32, _32S, _PC64, _PC32 */
+	{ ELF_EM_X86_64, 1, 10, 11, 24, 2 },
+	/* R_AARCH64_ABS64, _ABS32, -, _PREL64, _PREL32 */
+	{ ELF_EM_AARCH64, 257, 258, 0, 260, 261 },
+	/* R_390_64, _32, -, _PC64, _PC32 */
+	{ EM_S390, 22, 4, 0, 23, 5 },
+};
+
+/* Size of relocation @type (0: unsupported), and whether PC-relative. */
+static int reloc_kind(unsigned int machine, uint64_t type, int *pcrel)
+{
+	const struct reloc_types *t;
+
+	*pcrel = 0;
+	if (!type)		/* R_*_NONE; 0 in reloc_types[] is no type */
+		return 0;
+	for (t = reloc_types;
+	     t < reloc_types + sizeof(reloc_types) / sizeof(*t); t++) {
+		if (t->machine != machine)
+			continue;
+		*pcrel = type == t->pc64 || type == t->pc32;
+		if (type == t->abs64 || type == t->pc64)
+			return 8;
+		if (type == t->abs32 || type == t->abs32s || type == t->pc32)
+			return 4;
+	}
+	return 0;
+}
+
+/**
  * elf_apply_rela() - apply the RELA sections that target one section
- * @f: the file (after elf_layout_rel() for ET_REL)
+ * @f: the file
  * @target: index of the section to relocate
- * @nrelocs: incremented per applied relocation
  * @why: set to a one-line reason on failure
  *
  * Resolves S + A (minus P for PC-relative types) with S and P taken from
- * the section addresses, and writes the result into the file buffer.
+ * the section addresses: the elf_layout_rel() layout, else sh_addr for P
+ * and st_value for S (as readelf does for debug dumps).  The result goes
+ * into the section's writable copy (elf_sec_writable()).
  *
  * Return: 0, or -1 with @why set.
  */
-int elf_apply_rela(struct elf_file *f, uint64_t target, int *nrelocs,
-		   const char **why)
+int elf_apply_rela(struct elf_file *f, uint64_t target, const char **why)
 {
-	struct elf e = elf_view(f);
-	uint64_t entsize = f->is64 ? 24 : 12, i, j, nrel;
 	const struct elf_sec *t;
+	uint64_t i, j;
+	uint8_t *d;
 
-	if (target >= f->shnum || f->secs[target].type == ELF_SHT_NOBITS) {
+	if (target >= f->shnum || !elf_sec_data(f, target)) {
 		*why = "relocated section has no contents";
 		return -1;
 	}
 	t = &f->secs[target];
 	for (j = 1; j < f->shnum; j++) {
 		const struct elf_sec *rs = &f->secs[j];
+		uint64_t nrel = elf_nrelas(f, j);
 
 		if (rs->type != SHT_RELA || rs->info != target)
 			continue;
-		if (rs->link != f->symtab || !f->symtab) {
+		if (!rs->data) {
+			*why = "relocation section outside the file";
+			return -1;
+		}
+		if (!elf_nsyms(f, rs->link)) {
 			*why = "relocation section without the symbol table";
 			return -1;
 		}
-		nrel = rs->size / entsize;
+		d = elf_sec_writable(f, target);
+		if (!d) {
+			*why = "out of memory";
+			return -1;
+		}
 		for (i = 0; i < nrel; i++) {
-			uint64_t r = rs->offset + i * entsize;
-			uint64_t off = fld(&e, r, 0, 4, 0, 8);
-			uint64_t info = fld(&e, r, 4, 4, 8, 8);
-			int64_t addend = (int64_t)fld(&e, r, 8, 4, 16, 8);
-			uint64_t symi = f->is64 ? info >> 32 : info >> 8;
-			uint64_t type = f->is64 ? (info & 0xffffffff) :
-						  (info & 0xff);
-			int pcrel, len = reloc_kind(f->machine, type, &pcrel);
+			struct elf_rela r;
 			struct elf_sym sym;
+			int pcrel, len;
 			uint64_t value;
 
-			if (!f->is64)
-				addend = (int32_t)addend;
+			elf_rela_get(f, j, i, &r);
+			len = reloc_kind(f->machine, r.type, &pcrel);
 			if (!len) {
 				*why = "unsupported relocation type";
 				return -1;
 			}
-			if (elf_sym_get(f, symi, &sym) || off > t->size ||
-			    (uint64_t)len > t->size - off) {
+			if (elf_sym_get(f, rs->link, r.sym, &sym) ||
+			    r.offset > t->size ||
+			    (uint64_t)len > t->size - r.offset) {
 				*why = "relocation outside its section or symbol table";
 				return -1;
 			}
-			value = sym.value + addend;
+			value = sym.value + r.addend;
 			if (pcrel)
-				value -= t->vaddr + off;
-			put(&e, f->buf + t->offset + off, len, value);
-			(*nrelocs)++;
+				value -= t->vaddr + r.offset;
+			elf_put(f, d + r.offset, len, value);
 		}
 	}
 	return 0;

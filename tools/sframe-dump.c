@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dump.h"
-#include "elf.h"
+#include "sframe-elf.h"
 
 #define MAX_LOOKUPS 64
 
@@ -78,13 +78,13 @@ static void report(void *arg, int err, u32 fde, u32 fre)
  * file `ld -r` linked (see sframe_open_part()); anything else holds one
  * section, which a segment may follow with padding.
  */
-static int open_sections(const struct sframe_blob *b,
+static int open_sections(const struct sframe_blob *b, int is_rel,
 			 struct sframe_section **parts, size_t *n,
 			 uint64_t *off)
 {
 	int err;
 
-	if (b->is_rel)
+	if (is_rel)
 		return sframe_open_parts(b->data, b->size, b->addr, 0, parts, n,
 					 off);
 	*n = 0;
@@ -130,42 +130,48 @@ part_of(const struct sframe_section *parts, size_t n, uint64_t pc)
 
 static int process(const char *path, const struct opts *o, int multi)
 {
+	struct elf_file f = { 0 };
 	struct sframe_blob b = { 0 };
 	struct sframe_section *parts = NULL, *sec;
 	struct report_ctx rc = { .file = path };
 	char file[4096], name[64];
 	const char *why = NULL;
+	uint8_t *raw = NULL;
+	size_t rawsize;
 	uint64_t off;
 	size_t n, k;
-	int err, i, ret = 0;
+	int err, i, ret = 0, is_rel;
 
-	err = sframe_read_file(path, &b.file, &b.file_size);
-	if (err) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(-err));
-		return 1;
-	}
 	if (o->raw) {
-		b.data = b.file;
-		b.size = b.file_size;
+		err = sframe_read_file(path, &raw, &rawsize);
+		if (err) {
+			fprintf(stderr, "%s: %s: %s\n", prog, path,
+				strerror(-err));
+			return 1;
+		}
+		b.data = raw;
+		b.size = rawsize;
 		b.addr = o->addr;
-		b.name = ".sframe";
-	} else if (sframe_elf_find(&b, 0, &why)) {
+	} else if (elf_file_open(&f, path, &why) ||
+		   sframe_elf_find(&f, &b, 0, &why)) {
 		fprintf(stderr, "%s: %s: %s\n", prog, path, why);
 		ret = 1;
 		goto out;
 	}
+	is_rel = !o->raw && f.type == ELF_ET_REL;
 
-	err = open_sections(&b, &parts, &n, &off);
+	err = open_sections(&b, is_rel, &parts, &n, &off);
 	/* readelf 2.46 applies .rela.sframe; 2.40 (the v1 reference) does not. */
-	if (!err && b.is_rel && parts[0].version >= SFRAME_VERSION_2) {
+	if (!err && is_rel && parts[0].version >= SFRAME_VERSION_2) {
 		free(parts);
 		parts = NULL;
-		if (sframe_elf_find(&b, 1, &why)) {
-			fprintf(stderr, "%s: %s: %s\n", prog, path, why);
+		if (sframe_elf_find(&f, &b, 1, &why)) {
+			fprintf(stderr, "%s: %s: .rela.sframe: %s\n", prog,
+				path, why);
 			ret = 1;
 			goto out;
 		}
-		err = open_sections(&b, &parts, &n, &off);
+		err = open_sections(&b, is_rel, &parts, &n, &off);
 	}
 	if (err) {
 		fprintf(stderr, "%s: %s: %s: %s\n", prog,
@@ -211,7 +217,7 @@ static int process(const char *path, const struct opts *o, int multi)
 		if (k)
 			printf("\n");
 		err = sframe_dump(stdout, sec, part_name(name, sizeof(name),
-							 b.name, k, off));
+							 ".sframe", k, off));
 		if (err) {
 			rc.file = part_name(file, sizeof(file), path, k, off);
 			report(&rc, err, SFRAME_NO_INDEX, SFRAME_NO_INDEX);
@@ -221,7 +227,8 @@ static int process(const char *path, const struct opts *o, int multi)
 	}
 out:
 	free(parts);
-	free(b.file);
+	free(raw);
+	elf_file_close(&f);
 	return ret;
 }
 

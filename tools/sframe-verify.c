@@ -33,54 +33,29 @@
  * Exit status: 0 clean (or --policy warn), 1 unknown findings or too few
  * fixup slots, 2 malformed input or bad usage.
  *
- * Built from this file, tools/elf.c and lib/sframe/sframe.c (-Iinclude); plain
- * C and libc only, so it can also be a kernel hostprog.
+ * This file is the driver: options, loading an input (symbols, SFrame,
+ * annotations), coverage, findings and the summary; verify.h lists the
+ * other parts.  Built from them, tools/elf.c, tools/sframe-elf.c and
+ * lib/sframe/sframe.c (-Iinclude); plain C and libc only, so it can also
+ * be a kernel hostprog (tools/Kbuild).
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sframe/sframe.h>
-#include <sframe/annot.h>
-#include "elf.h"
+#include "search.h"
+#include "verify.h"
 
-static const char *prog = "sframe-verify";
+const char *prog = "sframe-verify";
 
 /* Options. */
 static int opt_verbose, opt_quiet, opt_warn, opt_fixups, opt_count;
 static const char *opt_modfix;		/* --module-fixups FILE */
 
-/* ORC (arch/x86/include/asm/orc_types.h, Linux 6.1). */
-#define ORC_REG_UNDEFINED	0
-#define ORC_REG_PREV_SP		1
-#define ORC_REG_BP		4
-#define ORC_REG_SP		5
-#define ORC_REG_SP_INDIRECT	9
-#define ORC_TYPE_CALL		0
-#define ORC_ENTRY_SIZE		6
-
-/* Finding classes. */
-enum cls {
-	CLS_NONE,
-	CLS_UNKNOWN,
-	CLS_STACK_SWITCH,
-	CLS_PUSHF_POP,
-	CLS_IRET_TO_SELF,
-	CLS_ALT_PUSHF,
-	CLS_FTRACE_NOP,
-	CLS_DRAP,
-	CLS_FDE_MISMATCH,
-	CLS_ORPHAN_FDE,
-	CLS_FRAME_RECORD,
-	CLS_MAX
-};
-
-static const char * const cls_names[CLS_MAX] = {
+const char * const cls_names[CLS_MAX] = {
 	[CLS_NONE] = "none",
 	[CLS_UNKNOWN] = "unknown",
 	[CLS_STACK_SWITCH] = "stack-switch",
@@ -94,115 +69,12 @@ static const char * const cls_names[CLS_MAX] = {
 	[CLS_FRAME_RECORD] = "frame-record",
 };
 
-/* Exceptions file. */
-enum exc_kind { EXC_MISSING, EXC_WRONG };
-enum exc_pat { PAT_GLOB, PAT_SECTION, PAT_RANGE, PAT_CLASS };
-
-struct exception {
-	unsigned int machine;	/* 0: any */
-	enum exc_kind kind;
-	enum exc_pat pat;
-	char *arg;		/* glob, section, first range symbol */
-	char *arg2;		/* second range symbol, or class glob */
-	enum cls cls;
-	char *reason;
-	int line;
-	uint64_t lo, hi;	/* PAT_RANGE resolved in the current file */
-	int resolved;
-	uint64_t hits, bytes;
-};
-
-static struct exception *excs;
-static int nexcs;
-static const char *exc_path;
-
-/* A half-open address interval. */
-struct ival {
-	uint64_t lo, hi;
-};
-
-struct ivals {
-	struct ival *v;
-	size_t n, cap;
-};
-
-/* A code symbol's bytes after overlaps are resolved. */
-struct region {
-	uint64_t lo, hi;
-	uint64_t sym;		/* symbol start (for sym+off) */
-	const char *name;
-	uint64_t shndx;
-	int wrong;		/* has wrong bytes (function count) */
-	const struct region *alias;	/* symbols with the same bytes */
-	size_t nalias;
-};
-
-struct orc {
-	uint64_t ip;
-	int16_t sp_off, bp_off;
-	uint8_t sp_reg, bp_reg, type, end;
-};
-
-struct annot {
-	uint64_t lo, hi;
-	uint8_t type;
-};
-
-struct stats {
-	uint64_t text, sframe, annot, exc, unknown;
-	uint64_t compared, agree, orc_only, wrong, wrong_funcs;
-	uint64_t cls_bytes[CLS_MAX], ss_annotated, wrong_unknown;
-	uint64_t fdes, fde_bad, fde_orphan, frame_bad, arm_unknown;
-	uint64_t nfix, fix_free, fix_total, fix_written;
-	uint64_t known[2];	/* known findings: uncovered, wrong */
-	int has_orc, has_annot, has_fixarea;
-};
-
-/* What the parts of an input's .sframe share: the ABI's registers. */
-struct abi_regs {
-	u8 sp_reg, fp_reg;
-};
-
-/* One SFrame section of the input's .sframe (see sframe_open_part()). */
-struct part {
-	struct sframe_section sec;
-	u32 *index;
-	u32 first;		/* index of its first FDE in the sequence */
-};
-
-/* Everything known about the current input. */
-struct input {
-	const char *path;
-	struct elf_file f;
-	const char *arch;
-	struct abi_regs sec;	/* register numbers, the same in every part */
-	struct part *parts;	/* .sframe: a module's has one per object */
-	size_t nparts;
-	int has_sframe;
-	struct region *regs;
-	size_t nregs;
-	struct region *syms;	/* every code symbol, sorted (aliases) */
-	struct ival *allsyms;	/* every sized code symbol, sorted */
-	size_t nallsyms;
-	struct ivals rows;	/* bytes with an SFrame row, merged */
-	struct ivals symset;	/* bytes inside code symbols, merged */
-	uint64_t *bounds;	/* SFrame row boundaries, sorted */
-	size_t nbounds;
-	struct orc *orc;
-	size_t norc;
-	struct ival *alts;	/* .altinstructions: original instructions */
-	struct ival *alt_repl;	/* ... and their replacements */
-	size_t nalts;
-	struct annot *annots;
-	size_t nannots;
-	struct ivals annot_all, annot_ssi;
-	struct ivals fix;	/* wrong and unannotated: fixup candidates */
-	int annot_sec;
-	struct stats st;
-};
-
-/* One line on stderr, exit status 2. */
-static void die(const char *path, const char *fmt, ...)
+/**
+ * die() - report malformed input or a failure: one line, exit status 2
+ * @path: the file concerned
+ * @fmt: printf() format of the message
+ */
+void die(const char *path, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -214,7 +86,14 @@ static void die(const char *path, const char *fmt, ...)
 	exit(2);
 }
 
-static void *xcalloc(size_t n, size_t size)
+/**
+ * xcalloc() - calloc() that exits on failure
+ * @n: number of elements (0 allocates one byte)
+ * @size: size of an element
+ *
+ * Return: zeroed memory (free() it).
+ */
+void *xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size);
 
@@ -225,7 +104,15 @@ static void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
-static void *xrealloc(void *p, size_t n, size_t size)
+/**
+ * xrealloc() - realloc() of an array that exits on failure or overflow
+ * @p: the array, or NULL
+ * @n: new number of elements
+ * @size: size of an element
+ *
+ * Return: the array.
+ */
+void *xrealloc(void *p, size_t n, size_t size)
 {
 	if (n && size > SIZE_MAX / n) {
 		fprintf(stderr, "%s: out of memory\n", prog);
@@ -239,283 +126,17 @@ static void *xrealloc(void *p, size_t n, size_t size)
 	return p;
 }
 
-static char *xstrdup(const char *s)
+/**
+ * xstrdup() - strdup() that exits on failure
+ * @s: the string
+ *
+ * Return: the copy (free() it).
+ */
+char *xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
 
 	return memcpy(xcalloc(n, 1), s, n);
-}
-
-/* Interval sets. */
-
-static void iv_add(struct ivals *s, uint64_t lo, uint64_t hi)
-{
-	if (lo >= hi)
-		return;
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 64;
-		s->v = xrealloc(s->v, s->cap, sizeof(*s->v));
-	}
-	s->v[s->n].lo = lo;
-	s->v[s->n].hi = hi;
-	s->n++;
-}
-
-static int cmp_ival(const void *a, const void *b)
-{
-	const struct ival *x = a, *y = b;
-
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return x->hi < y->hi ? -1 : x->hi > y->hi;
-}
-
-/* Sort and merge overlapping or adjacent intervals. */
-static void iv_merge(struct ivals *s)
-{
-	size_t i, n = 0;
-
-	if (!s->n)
-		return;
-	qsort(s->v, s->n, sizeof(*s->v), cmp_ival);
-	for (i = 1; i < s->n; i++) {
-		if (s->v[i].lo <= s->v[n].hi) {
-			if (s->v[i].hi > s->v[n].hi)
-				s->v[n].hi = s->v[i].hi;
-		} else {
-			s->v[++n] = s->v[i];
-		}
-	}
-	s->n = n + 1;
-}
-
-/* First interval of a merged set ending above @a. */
-static size_t iv_first(const struct ivals *s, uint64_t a)
-{
-	size_t lo = 0, hi = s->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->v[mid].hi <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Bytes of [lo, hi) inside a merged set. */
-static uint64_t iv_overlap(const struct ivals *s, uint64_t lo, uint64_t hi)
-{
-	uint64_t n = 0;
-	size_t i;
-
-	for (i = iv_first(s, lo); i < s->n && s->v[i].lo < hi; i++) {
-		uint64_t a = s->v[i].lo > lo ? s->v[i].lo : lo;
-		uint64_t b = s->v[i].hi < hi ? s->v[i].hi : hi;
-
-		n += b - a;
-	}
-	return n;
-}
-
-/* Parts of [lo, hi) outside the merged set @s, appended to @out. */
-static void iv_subtract(const struct ivals *s, uint64_t lo, uint64_t hi,
-			struct ivals *out)
-{
-	size_t i;
-
-	for (i = iv_first(s, lo); i < s->n && s->v[i].lo < hi && lo < hi; i++) {
-		if (s->v[i].lo > lo)
-			iv_add(out, lo, s->v[i].lo);
-		lo = s->v[i].hi;
-	}
-	if (lo < hi)
-		iv_add(out, lo, hi);
-}
-
-/* Exceptions file. */
-
-static enum cls cls_parse(const char *s)
-{
-	int i;
-
-	for (i = CLS_UNKNOWN + 1; i < CLS_MAX; i++)
-		if (!strcmp(s, cls_names[i]))
-			return i;
-	return CLS_NONE;
-}
-
-/*
- * Line format: ARCH KIND PATTERN REASON...
- *   ARCH     x86_64, arm64 or "*"
- *   KIND     missing (no SFrame row) or wrong (SFrame disagrees)
- *   PATTERN  symbol glob, section:NAME, range:START..END (linker symbols),
- *            class:CLASS or class:CLASS:SYMBOL-GLOB
- */
-static void exc_load(const char *path)
-{
-	uint8_t *buf;
-	size_t size;
-	char *p, *line, *save = NULL;
-	int err, lineno = 0;
-
-	err = sframe_read_file(path, &buf, &size);
-	if (err)
-		die(path, "%s", strerror(-err));
-	exc_path = path;
-	buf = xrealloc(buf, size + 1, 1);
-	buf[size] = 0;
-	if (memchr(buf, 0, size))
-		die(path, "NUL byte in the exceptions file");
-	for (p = (char *)buf; (line = strtok_r(p, "\n", &save)); p = NULL) {
-		char *f[3], *rest = line, *s;
-		struct exception *e;
-		int i;
-
-		lineno++;
-		while (*rest == ' ' || *rest == '\t')
-			rest++;
-		if (!*rest || *rest == '#')
-			continue;
-		for (i = 0; i < 3; i++) {
-			f[i] = rest;
-			rest += strcspn(rest, " \t");
-			if (!*rest)
-				die(path, "line %d: expected ARCH KIND PATTERN REASON",
-				    lineno);
-			*rest++ = 0;
-			rest += strspn(rest, " \t");
-		}
-		if (!*rest)
-			die(path, "line %d: no reason given", lineno);
-		excs = xrealloc(excs, nexcs + 1, sizeof(*excs));
-		e = &excs[nexcs++];
-		memset(e, 0, sizeof(*e));
-		e->line = lineno;
-		e->reason = xstrdup(rest);
-		if (!strcmp(f[0], "x86_64"))
-			e->machine = ELF_EM_X86_64;
-		else if (!strcmp(f[0], "arm64"))
-			e->machine = ELF_EM_AARCH64;
-		else if (strcmp(f[0], "*"))
-			die(path, "line %d: unknown arch '%s'", lineno, f[0]);
-		if (!strcmp(f[1], "missing"))
-			e->kind = EXC_MISSING;
-		else if (!strcmp(f[1], "wrong"))
-			e->kind = EXC_WRONG;
-		else
-			die(path, "line %d: unknown kind '%s'", lineno, f[1]);
-		if (!strncmp(f[2], "section:", 8)) {
-			e->pat = PAT_SECTION;
-			e->arg = xstrdup(f[2] + 8);
-		} else if (!strncmp(f[2], "range:", 6)) {
-			e->pat = PAT_RANGE;
-			e->arg = xstrdup(f[2] + 6);
-			s = strstr(e->arg, "..");
-			if (!s || s == e->arg || !s[2])
-				die(path, "line %d: expected range:START..END",
-				    lineno);
-			*s = 0;
-			e->arg2 = s + 2;
-		} else if (!strncmp(f[2], "class:", 6)) {
-			e->pat = PAT_CLASS;
-			e->arg = xstrdup(f[2] + 6);
-			s = strchr(e->arg, ':');
-			if (s) {
-				*s = 0;
-				e->arg2 = s + 1;
-			}
-			e->cls = cls_parse(e->arg);
-			if (e->cls == CLS_NONE)
-				die(path, "line %d: unknown class '%s'", lineno,
-				    e->arg);
-		} else {
-			e->pat = PAT_GLOB;
-			e->arg = xstrdup(f[2]);
-		}
-	}
-	free(buf);
-}
-
-/* Resolve range: patterns against the symbols of @in. */
-static void exc_resolve(struct input *in)
-{
-	uint64_t i, n = elf_nsyms(&in->f);
-	struct elf_sym s;
-	int k;
-
-	for (k = 0; k < nexcs; k++)
-		excs[k].resolved = 0;
-	for (i = 1; i < n; i++) {
-		if (elf_sym_get(&in->f, i, &s) || !s.shndx || !*s.name)
-			continue;
-		for (k = 0; k < nexcs; k++) {
-			struct exception *e = &excs[k];
-
-			if (e->pat != PAT_RANGE)
-				continue;
-			if (!strcmp(s.name, e->arg)) {
-				e->lo = s.value;
-				e->resolved |= 1;
-			}
-			if (!strcmp(s.name, e->arg2)) {
-				e->hi = s.value;
-				e->resolved |= 2;
-			}
-		}
-	}
-}
-
-/* Does @glob match the name of the symbol of @r or of one of its aliases? */
-static int name_match(const char *glob, const struct region *r)
-{
-	size_t i;
-
-	if (!fnmatch(glob, r->name, 0))
-		return 1;
-	for (i = 0; i < r->nalias; i++)
-		if (!fnmatch(glob, r->alias[i].name, 0))
-			return 1;
-	return 0;
-}
-
-/* The exception that accepts a finding, or NULL. */
-static struct exception *exc_match(const struct input *in, enum exc_kind kind,
-				   const struct region *r, uint64_t lo,
-				   uint64_t hi, enum cls cls)
-{
-	int k;
-
-	for (k = 0; k < nexcs; k++) {
-		struct exception *e = &excs[k];
-		int ok = 0;
-
-		if (e->kind != kind || (e->machine && e->machine != in->f.machine))
-			continue;
-		switch (e->pat) {
-		case PAT_GLOB:
-			ok = name_match(e->arg, r);
-			break;
-		case PAT_SECTION:
-			ok = !strcmp(e->arg, in->f.secs[r->shndx].name);
-			break;
-		case PAT_RANGE:
-			ok = e->resolved == 3 && lo >= e->lo && hi <= e->hi;
-			break;
-		case PAT_CLASS:
-			ok = e->cls == cls &&
-			     (!e->arg2 || name_match(e->arg2, r));
-			break;
-		}
-		if (ok) {
-			e->hits++;
-			e->bytes += hi - lo;
-			return e;
-		}
-	}
-	return NULL;
 }
 
 /* Symbols and regions. */
@@ -543,7 +164,7 @@ static int cmp_region(const void *a, const void *b)
  */
 static void load_symbols(struct input *in)
 {
-	uint64_t i, n = elf_nsyms(&in->f), covered = 0;
+	uint64_t i, n = elf_nsyms(&in->f, in->f.symtab), covered = 0;
 	struct region *all;
 	size_t na = 0, k;
 	struct elf_sym s;
@@ -553,7 +174,7 @@ static void load_symbols(struct input *in)
 		const struct elf_sec *sec;
 		uint64_t end;
 
-		if (elf_sym_get(&in->f, i, &s) || !s.shndx || !s.size ||
+		if (elf_sym_get(&in->f, in->f.symtab, i, &s) || !s.shndx || !s.size ||
 		    !*s.name)
 			continue;
 		if (s.type != ELF_STT_FUNC && s.type != ELF_STT_NOTYPE)
@@ -601,38 +222,68 @@ static void load_symbols(struct input *in)
 	in->syms = all;
 }
 
-/* Region containing @a, or NULL. */
-static struct region *region_at(const struct input *in, uint64_t a)
+static int region_ends_above(const void *elem, const void *key)
 {
-	size_t lo = 0, hi = in->nregs;
+	return ((const struct region *)elem)->hi > *(const uint64_t *)key;
+}
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+/**
+ * region_at() - the code region containing an address
+ * @in: the input
+ * @a: the address
+ *
+ * Return: the region, or NULL.
+ */
+struct region *region_at(const struct input *in, uint64_t a)
+{
+	size_t k = search_first(in->regs, in->nregs, sizeof(*in->regs), &a,
+				region_ends_above);
 
-		if (in->regs[mid].hi <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < in->nregs && in->regs[lo].lo <= a)
-		return &in->regs[lo];
+	if (k < in->nregs && in->regs[k].lo <= a)
+		return &in->regs[k];
 	return NULL;
 }
 
-/* Bytes of the file at address @a (in an allocated section), or NULL. */
-static const uint8_t *text_bytes(const struct input *in, uint64_t a,
-				 uint64_t len)
+/**
+ * region_or_fake() - the code region containing an address, for findings
+ * @in: the input
+ * @a: the address
+ * @fake: filled in as "(no symbol)" when no region contains @a
+ *
+ * Return: the region, or @fake.
+ */
+const struct region *region_or_fake(const struct input *in, uint64_t a,
+				    struct region *fake)
+{
+	const struct region *r = region_at(in, a);
+
+	if (r)
+		return r;
+	memset(fake, 0, sizeof(*fake));
+	fake->name = "(no symbol)";
+	return fake;
+}
+
+/**
+ * text_bytes() - the bytes at an address of an allocated section
+ * @in: the input
+ * @a: the address
+ * @len: number of bytes, all in the same section
+ *
+ * Return: the first byte, or NULL.
+ */
+const uint8_t *text_bytes(const struct input *in, uint64_t a, uint64_t len)
 {
 	uint64_t i;
 
 	for (i = 1; i < in->f.shnum; i++) {
 		const struct elf_sec *s = &in->f.secs[i];
+		const uint8_t *d = elf_sec_data(&in->f, i);
 
-		if (!(s->flags & ELF_SHF_ALLOC) || s->type == ELF_SHT_NOBITS ||
-		    a < s->vaddr || a - s->vaddr > s->size ||
-		    len > s->size - (a - s->vaddr))
+		if (!d || !(s->flags & ELF_SHF_ALLOC) || a < s->vaddr ||
+		    a - s->vaddr > s->size || len > s->size - (a - s->vaddr))
 			continue;
-		return in->f.buf + s->offset + (a - s->vaddr);
+		return d + (a - s->vaddr);
 	}
 	return NULL;
 }
@@ -719,24 +370,25 @@ static void load_part(struct input *in, struct part *p, size_t *cap)
  */
 static void load_sframe(struct input *in)
 {
-	int idx = elf_sec_find(&in->f, ".sframe"), nrel = 0, err;
+	int idx = elf_sec_find(&in->f, ".sframe"), err;
 	struct sframe_section *secs;
 	const char *why;
-	struct elf_sec *s;
+	const struct elf_sec *s;
+	const uint8_t *data;
 	uint64_t off = 0;
 	size_t cap = 0, k;
-	uint8_t *data;
 	u32 first = 0;
 
 	if (idx < 0)
 		return;
 	s = &in->f.secs[idx];
-	data = (uint8_t *)elf_sec_data(&in->f, idx);
-	if (!data)
+	if (!elf_sec_data(&in->f, idx))
 		die(in->path, "malformed .sframe: no contents");
+	if (in->f.type == ELF_ET_REL &&
+	    elf_apply_rela(&in->f, idx, &why))
+		die(in->path, ".rela.sframe: %s", why);
+	data = elf_sec_data(&in->f, idx);
 	if (in->f.type == ELF_ET_REL) {
-		if (elf_apply_rela(&in->f, idx, &nrel, &why))
-			die(in->path, ".rela.sframe: %s", why);
 		/*
 		 * Relocated as the module loader does: start fields hold
 		 * function - field (v1 says nothing).
@@ -784,9 +436,16 @@ static void free_sframe(struct input *in)
 	free(in->parts);
 }
 
-/* The first part with an FDE covering @pc (in @fde), or NULL. */
-static const struct part *part_at(const struct input *in, uint64_t pc,
-				  struct sframe_fde *fde)
+/**
+ * part_at() - the first part of .sframe with an FDE covering an address
+ * @in: the input
+ * @pc: the address
+ * @fde: result: the FDE
+ *
+ * Return: the part, or NULL.
+ */
+const struct part *part_at(const struct input *in, uint64_t pc,
+			   struct sframe_fde *fde)
 {
 	size_t k;
 
@@ -796,9 +455,15 @@ static const struct part *part_at(const struct input *in, uint64_t pc,
 	return NULL;
 }
 
-/* SFrame rule at @pc, from the first part covering it; 0 if covered. */
-static int sframe_rule_at(const struct input *in, uint64_t pc,
-			  struct sframe_rule *r)
+/**
+ * sframe_rule_at() - the SFrame rule at an address
+ * @in: the input
+ * @pc: the address
+ * @r: result, from the first part of .sframe covering @pc
+ *
+ * Return: 0 if a part covers @pc, else a negative SFRAME_E_* code.
+ */
+int sframe_rule_at(const struct input *in, uint64_t pc, struct sframe_rule *r)
 {
 	int err = -SFRAME_E_NO_FDE;
 	size_t k;
@@ -817,8 +482,16 @@ static const char *reg_name(const struct input *in, unsigned int reg)
 	return "r?";
 }
 
-static void fmt_sframe(const struct input *in, int err,
-		       const struct sframe_rule *r, char *buf, size_t n)
+/**
+ * fmt_sframe() - an SFrame rule as text, for findings
+ * @in: the input (register names)
+ * @err: 0, or the error looking the rule up
+ * @r: the rule
+ * @buf: result
+ * @n: size of @buf
+ */
+void fmt_sframe(const struct input *in, int err, const struct sframe_rule *r,
+		char *buf, size_t n)
 {
 	int k;
 
@@ -844,9 +517,53 @@ static void fmt_sframe(const struct input *in, int err,
 
 /* Annotations (.sframe_annot). */
 
+_Static_assert(sizeof(struct sframe_annot) == SFRAME_ANNOT_SIZE,
+	       "struct sframe_annot is one annotation slot");
+
+/* Between the host's and the target's byte order, both ways. */
+static void annot_swab(struct sframe_annot *a)
+{
+	a->pc = (s32)__builtin_bswap32((u32)a->pc);
+	a->len = __builtin_bswap16(a->len);
+	a->off = (s16)__builtin_bswap16((u16)a->off);
+	a->ra_off = (s16)__builtin_bswap16((u16)a->ra_off);
+	a->fp_off = (s16)__builtin_bswap16((u16)a->fp_off);
+	a->flags = __builtin_bswap16(a->flags);
+}
+
+/**
+ * annot_get() - decode an annotation entry of the input
+ * @in: the input
+ * @p: the entry (SFRAME_ANNOT_SIZE bytes in the target's byte order)
+ * @a: result
+ */
+void annot_get(const struct input *in, const uint8_t *p,
+	       struct sframe_annot *a)
+{
+	memcpy(a, p, sizeof(*a));
+	if (in->f.swap)
+		annot_swab(a);
+}
+
+/**
+ * annot_put() - encode an annotation entry of the input
+ * @in: the input
+ * @p: the entry (SFRAME_ANNOT_SIZE bytes in the target's byte order)
+ * @a: the entry's value
+ */
+void annot_put(const struct input *in, uint8_t *p,
+	       const struct sframe_annot *a)
+{
+	struct sframe_annot t = *a;
+
+	if (in->f.swap)
+		annot_swab(&t);
+	memcpy(p, &t, sizeof(t));
+}
+
 static void load_annots(struct input *in)
 {
-	int idx = elf_sec_find(&in->f, ".sframe_annot"), nrel = 0;
+	int idx = elf_sec_find(&in->f, ".sframe_annot");
 	const struct elf_sec *s;
 	const uint8_t *d;
 	const char *why;
@@ -856,55 +573,99 @@ static void load_annots(struct input *in)
 	if (idx < 0)
 		return;
 	s = &in->f.secs[idx];
-	d = elf_sec_data(&in->f, idx);
-	if (!d || s->size % SFRAME_ANNOT_SIZE)
+	if (!elf_sec_data(&in->f, idx) || s->size % SFRAME_ANNOT_SIZE)
 		die(in->path, "malformed .sframe_annot: size %" PRIu64
 		    " is not a multiple of %d", s->size, SFRAME_ANNOT_SIZE);
 	if (in->f.type == ELF_ET_REL &&
-	    elf_apply_rela(&in->f, idx, &nrel, &why))
+	    elf_apply_rela(&in->f, idx, &why))
 		die(in->path, ".rela.sframe_annot: %s", why);
+	d = elf_sec_data(&in->f, idx);
 	in->st.has_annot = 1;
 	n = s->size / SFRAME_ANNOT_SIZE;
 	in->annots = xcalloc(n, sizeof(*in->annots));
 	for (i = 0; i < n; i++) {
-		const uint8_t *e = d + i * SFRAME_ANNOT_SIZE;
-		uint64_t addr = s->vaddr + i * SFRAME_ANNOT_SIZE;
-		int32_t pc = (int32_t)elf_get(&in->f, e, 4);
-		uint16_t len = elf_get(&in->f, e + 4, 2);
-		uint8_t type = e[6];
+		struct sframe_annot e;
 		struct annot *a;
 
-		if (type == SFRAME_ANNOT_NONE)
+		annot_get(in, d + i * SFRAME_ANNOT_SIZE, &e);
+		if (e.type == SFRAME_ANNOT_NONE)
 			continue;
-		if (type > SFRAME_ANNOT_TYPE_MAX)
+		if (e.type > SFRAME_ANNOT_TYPE_MAX)
 			die(in->path, "malformed .sframe_annot: entry %" PRIu64
-			    " has type %u", i, type);
+			    " has type %u", i, e.type);
 		a = &in->annots[in->nannots++];
-		a->lo = addr + (int64_t)pc;
-		a->hi = a->lo + len;
-		a->type = type;
+		a->lo = annot_start(s->vaddr + i * SFRAME_ANNOT_SIZE, &e);
+		a->hi = a->lo + e.len;
+		a->type = e.type;
 		iv_add(&in->annot_all, a->lo, a->hi);
-		if (type == SFRAME_ANNOT_SP_INDIRECT)
+		if (e.type == SFRAME_ANNOT_SP_INDIRECT)
 			iv_add(&in->annot_ssi, a->lo, a->hi);
 	}
 	iv_merge(&in->annot_all);
 	iv_merge(&in->annot_ssi);
 }
 
+/*
+ * An annotation describes code of one function: one that runs past its
+ * symbol (e.g. an unparenthesised "end - start" of 0xffff bytes) would
+ * override SFrame in code it was never meant for.
+ */
+static void check_annot_spans(struct input *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->nannots; i++) {
+		const struct annot *a = &in->annots[i];
+		const struct region *r = region_at(in, a->lo);
+		const struct region *e = region_at(in, a->hi - 1);
+		struct region fake;
+		char detail[160];
+
+		if (r && r == e)
+			continue;
+		snprintf(detail, sizeof(detail),
+			 "annotation of type %u ends in %s", a->type,
+			 e ? e->name : "(no symbol)");
+		in->st.unknown += a->hi - a->lo;
+		finding(in, "annotation spans symbols",
+			region_or_fake(in, a->lo, &fake), a->lo, a->hi, NULL,
+			NULL, detail);
+	}
+}
+
 /* Output of findings. */
 
-static void sym_range(const struct region *r, uint64_t lo, uint64_t hi,
-		      char *buf, size_t n)
+/**
+ * sym_range() - a range as "symbol+0xlo..0xhi"
+ * @r: the region of the range
+ * @lo: first byte
+ * @hi: end
+ * @buf: result
+ * @n: size of @buf
+ */
+void sym_range(const struct region *r, uint64_t lo, uint64_t hi, char *buf,
+	       size_t n)
 {
 	snprintf(buf, n, "%s+0x%" PRIx64 "..0x%" PRIx64, r->name, lo - r->sym,
 		 hi - r->sym);
 }
 
-/* Print a finding per the verbosity; returns 1 if unknown. */
-static int finding(struct input *in, const char *what,
-		   const struct region *r, uint64_t lo, uint64_t hi,
-		   const struct exception *e, const char *known,
-		   const char *detail)
+/**
+ * finding() - count a finding and print it as the verbosity asks
+ * @in: the input
+ * @what: "uncovered", "wrong", ...
+ * @r: the region of the finding
+ * @lo: first byte
+ * @hi: end
+ * @e: the exception accepting it, or NULL
+ * @known: why it is known without an exception (e.g. "annotated"), or NULL
+ * @detail: more text for the line, or NULL
+ *
+ * Return: 1 if the finding is unknown, else 0.
+ */
+int finding(struct input *in, const char *what, const struct region *r,
+	    uint64_t lo, uint64_t hi, const struct exception *e,
+	    const char *known, const char *detail)
 {
 	char where[512];
 
@@ -934,80 +695,6 @@ static int finding(struct input *in, const char *what,
 }
 
 /* Coverage. */
-
-/* arm64: [lo, hi) is the ftrace NOP pair in front of an FDE. */
-static int is_ftrace_nops(const struct input *in, const struct region *r,
-			  uint64_t lo, uint64_t hi)
-{
-	const uint8_t *b = text_bytes(in, lo, 8);
-	struct sframe_fde fde;
-	int i;
-
-	if (in->f.machine != ELF_EM_AARCH64 || lo != r->sym || hi != lo + 8 ||
-	    !b || !in->has_sframe)
-		return 0;
-	for (i = 0; i < 2; i++)
-		if (elf_get(&in->f, b + 4 * i, 4) != 0xd503201f)
-			return 0;
-	return part_at(in, hi, &fde) && fde.start == hi;
-}
-
-/*
- * x86_64: stack realignment through a DRAP register, whose FDE gas 2.40
- * drops: "and $-N,%rsp" (48 83 e4 ib or 48 81 e4 id) within the first 32
- * bytes, followed within 28 bytes (KASAN puts a movabs in between) by
- * "push -8(%reg)" (ff 7x f8, REX optional) that re-pushes the return
- * address.  Only whole functions.
- */
-static int is_drap(const struct input *in, const struct region *r,
-		   uint64_t lo, uint64_t hi)
-{
-	uint64_t n = r->hi - r->lo, i, j;
-	const uint8_t *b;
-
-	if (in->f.machine != ELF_EM_X86_64 || lo != r->sym || hi != r->hi)
-		return 0;
-	if (n > 64)
-		n = 64;
-	b = text_bytes(in, r->lo, n);
-	if (!b)
-		return 0;
-	for (i = 0; i + 4 <= n && i < 32; i++) {
-		if (b[i] != 0x48 || (b[i + 1] != 0x83 && b[i + 1] != 0x81) ||
-		    b[i + 2] != 0xe4)
-			continue;
-		for (j = i + 4; j + 3 <= n && j < i + 32; j++)
-			if (b[j] == 0xff && (b[j + 1] & 0xf8) == 0x70 &&
-			    b[j + 2] == 0xf8)
-				return 1;
-	}
-	return 0;
-}
-
-/*
- * The .cold partition of a DRAP function: gcc moves its unlikely paths to
- * "NAME.cold", which has its own FDE in the CFI; gas drops it with the
- * main part's (load_module.cold).  Only a whole, uncovered .cold symbol
- * whose parent NAME is a whole, uncovered DRAP function.
- */
-static int is_drap_cold(const struct input *in, const struct region *r,
-			uint64_t lo, uint64_t hi)
-{
-	size_t len = strlen(r->name), k;
-
-	if (lo != r->sym || hi != r->hi || len <= 5 ||
-	    strcmp(r->name + len - 5, ".cold"))
-		return 0;
-	for (k = 0; k < in->nregs; k++) {
-		const struct region *p = &in->regs[k];
-
-		if (strlen(p->name) == len - 5 &&
-		    !strncmp(p->name, r->name, len - 5) &&
-		    !iv_overlap(&in->rows, p->lo, p->hi))
-			return is_drap(in, p, p->sym, p->hi);
-	}
-	return 0;
-}
 
 static void check_coverage(struct input *in)
 {
@@ -1045,8 +732,7 @@ static void check_coverage(struct input *in)
 
 			if (is_ftrace_nops(in, r, lo, hi))
 				c = CLS_FTRACE_NOP;
-			else if (is_drap(in, r, lo, hi) ||
-				 is_drap_cold(in, r, lo, hi))
+			else if (is_drap_gap(in, r, lo, hi))
 				c = CLS_DRAP;
 			e = exc_match(in, EXC_MISSING, r, lo, hi, c);
 			snprintf(detail, sizeof(detail), "[%s%s%s]",
@@ -1061,768 +747,6 @@ static void check_coverage(struct input *in)
 		}
 	}
 	free(gaps.v);
-}
-
-/* x86_64: SFrame against ORC. */
-
-static int cmp_orc(const void *a, const void *b)
-{
-	const struct orc *x = a, *y = b;
-	int ux, uy;
-
-	if (x->ip != y->ip)
-		return x->ip < y->ip ? -1 : 1;
-	/* As orc_sort_cmp(): a terminator loses against a real entry. */
-	ux = x->sp_reg == ORC_REG_UNDEFINED && !x->end;
-	uy = y->sp_reg == ORC_REG_UNDEFINED && !y->end;
-	return uy - ux;
-}
-
-static void load_orc(struct input *in)
-{
-	int ip = elf_sec_find(&in->f, ".orc_unwind_ip");
-	int un = elf_sec_find(&in->f, ".orc_unwind");
-	const uint8_t *ipd, *und;
-	const char *why;
-	uint64_t i, n;
-	int nrel = 0;
-
-	if (ip < 0 || un < 0)
-		return;
-	ipd = elf_sec_data(&in->f, ip);
-	und = elf_sec_data(&in->f, un);
-	n = in->f.secs[ip].size / 4;
-	if (!ipd || !und || in->f.secs[ip].size % 4 ||
-	    in->f.secs[un].size != n * ORC_ENTRY_SIZE)
-		die(in->path, "malformed ORC: .orc_unwind_ip and .orc_unwind sizes disagree");
-	if (in->f.type == ELF_ET_REL &&
-	    elf_apply_rela(&in->f, ip, &nrel, &why))
-		die(in->path, ".rela.orc_unwind_ip: %s", why);
-	in->orc = xcalloc(n, sizeof(*in->orc));
-	for (i = 0; i < n; i++) {
-		const uint8_t *u = und + i * ORC_ENTRY_SIZE;
-		struct orc *o = &in->orc[i];
-		uint16_t bits = elf_get(&in->f, u + 4, 2);
-
-		o->ip = in->f.secs[ip].vaddr + 4 * i +
-			(int64_t)(int32_t)elf_get(&in->f, ipd + 4 * i, 4);
-		o->sp_off = (int16_t)elf_get(&in->f, u, 2);
-		o->bp_off = (int16_t)elf_get(&in->f, u + 2, 2);
-		o->sp_reg = bits & 0xf;
-		o->bp_reg = (bits >> 4) & 0xf;
-		o->type = (bits >> 8) & 3;
-		o->end = (bits >> 10) & 1;
-	}
-	qsort(in->orc, n, sizeof(*in->orc), cmp_orc);
-	in->norc = n;
-	in->st.has_orc = 1;
-}
-
-/* Index of the first ORC entry above @pc. */
-static size_t orc_upper(const struct input *in, uint64_t pc)
-{
-	size_t lo = 0, hi = in->norc;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (in->orc[mid].ip <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static int orc_defined(const struct orc *o)
-{
-	return o && !(o->sp_reg == ORC_REG_UNDEFINED && !o->end);
-}
-
-static void fmt_orc(const struct orc *o, char *buf, size_t n)
-{
-	static const char * const types[] = { "call", "regs", "regs-partial", "?" };
-	static const char * const regs[16] = {
-		"undef", "prev_sp", "dx", "di", "bp", "sp", "r10", "r13",
-		"*bp", "*sp", "10", "11", "12", "13", "14", "15"
-	};
-	int k;
-
-	if (o->sp_reg == ORC_REG_UNDEFINED) {
-		snprintf(buf, n, "%s", o->end ? "end-of-stack" : "undefined");
-		return;
-	}
-	if (o->sp_reg == ORC_REG_SP_INDIRECT)
-		k = snprintf(buf, n, "CFA=*(sp)%+d", o->sp_off);
-	else
-		k = snprintf(buf, n, "CFA=%s%+d", regs[o->sp_reg], o->sp_off);
-	if (o->bp_reg == ORC_REG_UNDEFINED)
-		k += snprintf(buf + k, n - k, " FP=same");
-	else if (o->bp_reg == ORC_REG_PREV_SP)
-		k += snprintf(buf + k, n - k, " FP=*(CFA%+d)", o->bp_off);
-	else
-		k += snprintf(buf + k, n - k, " FP=*(%s%+d)", regs[o->bp_reg],
-			      o->bp_off);
-	if (o->type != ORC_TYPE_CALL)
-		snprintf(buf + k, n - k, " %s", types[o->type]);
-}
-
-/* Do ORC entry @o and SFrame rule @r describe the same frame? */
-static int rules_agree(const struct input *in, const struct orc *o,
-		       const struct sframe_rule *r)
-{
-	if (o->type != ORC_TYPE_CALL || (r->flags & SFRAME_RULE_OUTERMOST))
-		return 0;
-	if (o->sp_reg == ORC_REG_SP) {
-		if (r->cfa.reg != in->sec.sp_reg)
-			return 0;
-	} else if (o->sp_reg == ORC_REG_BP) {
-		if (r->cfa.reg != in->sec.fp_reg)
-			return 0;
-	} else {
-		return 0;
-	}
-	if (r->cfa.offset != o->sp_off)
-		return 0;
-	if (r->ra.kind != SFRAME_LOC_CFA || !r->ra.deref || r->ra.offset != -8)
-		return 0;
-	if (o->bp_reg == ORC_REG_UNDEFINED)
-		return r->fp.kind == SFRAME_LOC_SAME;
-	if (o->bp_reg == ORC_REG_PREV_SP)
-		return r->fp.kind == SFRAME_LOC_CFA && r->fp.deref &&
-		       r->fp.offset == o->bp_off;
-	return 0;
-}
-
-/* Length of the `pop` at @b (at most @n bytes), or 0 if it is no pop. */
-static unsigned int x86_pop_len(const uint8_t *b, uint64_t n)
-{
-	unsigned int k = 0, len, mod, rm;
-
-	if (n && b[0] >= 0x40 && b[0] <= 0x4f)		/* REX */
-		k = 1;
-	if (k >= n)
-		return 0;
-	if (b[k] >= 0x58 && b[k] <= 0x5f)		/* pop reg */
-		return k + 1;
-	if (b[k] != 0x8f || k + 1 >= n || (b[k + 1] & 0x38))
-		return 0;
-	/* pop r/m64: 8f /0 */
-	mod = b[k + 1] >> 6;
-	rm = b[k + 1] & 7;
-	len = k + 2;
-	if (mod != 3 && rm == 4) {			/* SIB */
-		if (len >= n)
-			return 0;
-		if (mod == 0 && (b[len] & 7) == 5)
-			len += 4;
-		len++;
-	}
-	if (mod == 1)
-		len += 1;
-	else if (mod == 2 || (mod == 0 && rm == 5))
-		len += 4;
-	return len;
-}
-
-/*
- * `pushf; pop reg` or `pushf; pop mem` (native_save_fl(), local_irq_save()):
- * the pop runs with the flags on the stack, which GCC's CFI cannot see, so
- * SFrame's CFA is 8 bytes short on exactly that instruction.
- */
-static int is_pushf_pop(const struct input *in, uint64_t lo, uint64_t hi,
-			const struct orc *o, const struct sframe_rule *r)
-{
-	const uint8_t *b;
-
-	if (hi - lo > 15 || o->type != ORC_TYPE_CALL ||
-	    r->cfa.offset != o->sp_off - 8)
-		return 0;
-	b = text_bytes(in, lo - 1, hi - lo + 1);
-	return b && b[0] == 0x9c && x86_pop_len(b + 1, hi - lo) == hi - lo;
-}
-
-/*
- * iret-to-self (sync_core(), arch/x86/include/asm/sync_core.h): the inline
- * asm builds an IRET frame with "push %rsp; addq $8,(%rsp); pushf; ...;
- * iretq" that GCC's CFI cannot see.  Recognised by its bytes: the range
- * lies within the 32 bytes before the end of an iretq (48 cf) and those
- * bytes contain "push %rsp; addq $8,(%rsp)" (54 48 83 04 24 08).  Bytes
- * rather than a list of function names, so that a new caller of
- * sync_core() is recognised and an unrelated disagreement in a listed
- * function is not.
- */
-static int is_iret_to_self(const struct input *in, const struct region *r,
-			   uint64_t lo, uint64_t hi)
-{
-	static const uint8_t sig[] = { 0x54, 0x48, 0x83, 0x04, 0x24, 0x08 };
-	const uint8_t *b = text_bytes(in, r->lo, r->hi - r->lo);
-	uint64_t q, i, w;
-
-	if (!b || hi - lo > 32)
-		return 0;
-	/* iretq at [q, q + 2), the range inside [q + 2 - 32, q + 2) */
-	q = hi >= r->lo + 2 ? hi - 2 : r->lo;
-	for (; q + 2 <= r->hi && q + 2 <= lo + 32; q++) {
-		if (b[q - r->lo] != 0x48 || b[q + 1 - r->lo] != 0xcf)
-			continue;
-		w = q + 2 - 32 > r->lo && q + 2 >= 32 ? q + 2 - 32 : r->lo;
-		if (lo < w)
-			continue;
-		for (i = w; i + sizeof(sig) <= q; i++)
-			if (!memcmp(b + (i - r->lo), sig, sizeof(sig)))
-				return 1;
-	}
-	return 0;
-}
-
-/* x86_64 .altinstructions (struct alt_instr, 6.1: 12 bytes). */
-static void load_alts(struct input *in)
-{
-	int idx = elf_sec_find(&in->f, ".altinstructions"), nrel = 0;
-	const struct elf_sec *s;
-	const uint8_t *d;
-	const char *why;
-	uint64_t i, n;
-
-	if (idx < 0)
-		return;
-	s = &in->f.secs[idx];
-	d = elf_sec_data(&in->f, idx);
-	if (!d)
-		return;
-	if (in->f.type == ELF_ET_REL &&
-	    elf_apply_rela(&in->f, idx, &nrel, &why))
-		die(in->path, ".rela.altinstructions: %s", why);
-	n = s->size / 12;
-	in->alts = xcalloc(n, sizeof(*in->alts));
-	in->alt_repl = xcalloc(n, sizeof(*in->alt_repl));
-	for (i = 0; i < n; i++) {
-		const uint8_t *e = d + 12 * i;
-		uint64_t a = s->vaddr + 12 * i;
-
-		in->alts[i].lo = a + (int64_t)(int32_t)elf_get(&in->f, e, 4);
-		in->alts[i].hi = in->alts[i].lo + e[10];
-		in->alt_repl[i].lo = a + 4 +
-				     (int64_t)(int32_t)elf_get(&in->f, e + 4, 4);
-		in->alt_repl[i].hi = in->alt_repl[i].lo + e[11];
-	}
-	in->nalts = n;
-}
-
-/*
- * An alternative whose replacement pushes the flags (smap_save(): "pushf;
- * pop %0; clac", smap_restore(): "push %0; popf"): objtool describes the
- * replacement's stack in ORC over the NOPs of the original, GCC's CFI
- * cannot.  The range lies inside the original instruction, the replacement
- * has a pushf (9c) or popf (9d), and SFrame's CFA is 8 short.
- */
-static int is_alt_pushf(const struct input *in, uint64_t lo, uint64_t hi,
-			const struct orc *o, const struct sframe_rule *r)
-{
-	size_t i;
-
-	if (o->type != ORC_TYPE_CALL || r->cfa.offset != o->sp_off - 8)
-		return 0;
-	for (i = 0; i < in->nalts; i++) {
-		uint64_t n = in->alt_repl[i].hi - in->alt_repl[i].lo;
-		const uint8_t *b;
-
-		if (lo < in->alts[i].lo || hi > in->alts[i].hi)
-			continue;
-		b = text_bytes(in, in->alt_repl[i].lo, n);
-		if (b && (memchr(b, 0x9c, n) || memchr(b, 0x9d, n)))
-			return 1;
-	}
-	return 0;
-}
-
-/* Next boundary above @pc in a sorted array, or UINT64_MAX. */
-static uint64_t next_bound(const uint64_t *v, size_t n, uint64_t pc)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid] <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n ? v[lo] : UINT64_MAX;
-}
-
-static void check_orc(struct input *in)
-{
-	size_t k;
-
-	for (k = 0; k < in->nregs; k++) {
-		struct region *r = &in->regs[k];
-		uint64_t pc = r->lo;
-
-		while (pc < r->hi) {
-			uint64_t next = r->hi, b;
-			size_t oi = orc_upper(in, pc);
-			const struct orc *o = oi ? &in->orc[oi - 1] : NULL;
-			struct sframe_rule rule;
-			int err, known_ann = 0;
-			struct exception *e;
-			enum cls c;
-			char os[96], ss[96], detail[256];
-
-			if (oi < in->norc && in->orc[oi].ip < next)
-				next = in->orc[oi].ip;
-			b = next_bound(in->bounds, in->nbounds, pc);
-			if (b < next)
-				next = b;
-			err = sframe_rule_at(in, pc, &rule);
-			/* judge the rule the kernel unwinder applies */
-			if (!err)
-				sframe_rule_no_red_zone(&rule, in->sec.sp_reg);
-			if (!orc_defined(o) || err) {
-				if (orc_defined(o) && err)
-					in->st.orc_only += next - pc;
-				pc = next;
-				continue;
-			}
-			in->st.compared += next - pc;
-			if (rules_agree(in, o, &rule)) {
-				in->st.agree += next - pc;
-				pc = next;
-				continue;
-			}
-			if (o->sp_reg == ORC_REG_SP_INDIRECT)
-				c = CLS_STACK_SWITCH;
-			else if (is_pushf_pop(in, pc, next, o, &rule))
-				c = CLS_PUSHF_POP;
-			else if (is_iret_to_self(in, r, pc, next))
-				c = CLS_IRET_TO_SELF;
-			else if (is_alt_pushf(in, pc, next, o, &rule))
-				c = CLS_ALT_PUSHF;
-			else
-				c = CLS_UNKNOWN;
-			in->st.wrong += next - pc;
-			in->st.cls_bytes[c] += next - pc;
-			if (!r->wrong) {
-				r->wrong = 1;
-				in->st.wrong_funcs++;
-			}
-			if (c == CLS_STACK_SWITCH &&
-			    iv_overlap(&in->annot_ssi, pc, next) == next - pc) {
-				in->st.ss_annotated += next - pc;
-				known_ann = 1;
-			}
-			iv_subtract(&in->annot_all, pc, next, &in->fix);
-			fmt_orc(o, os, sizeof(os));
-			fmt_sframe(in, 0, &rule, ss, sizeof(ss));
-			snprintf(detail, sizeof(detail), "%s: ORC %s, SFrame %s",
-				 cls_names[c], os, ss);
-			e = known_ann ? NULL :
-			    exc_match(in, EXC_WRONG, r, pc, next, c);
-			if (!e && !known_ann)
-				in->st.wrong_unknown += next - pc;
-			finding(in, "wrong", r, pc, next, e,
-				known_ann ? "annotated" : NULL, detail);
-			pc = next;
-		}
-	}
-}
-
-/* arm64: FDEs against symbols, rows against the AAPCS64 frame record. */
-
-static int fde_matches_symbol(const struct input *in, uint64_t lo, uint64_t hi)
-{
-	size_t a = 0, b = in->nallsyms;
-
-	/* first symbol starting at or above lo - 8 */
-	while (a < b) {
-		size_t mid = a + (b - a) / 2;
-
-		if (in->allsyms[mid].lo + 8 < lo)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	for (; a < in->nallsyms && in->allsyms[a].lo <= lo; a++)
-		if ((in->allsyms[a].lo == lo || in->allsyms[a].lo + 8 == lo) &&
-		    in->allsyms[a].hi == hi)
-			return 1;
-	return 0;
-}
-
-static const struct region *region_or_fake(const struct input *in,
-					   uint64_t a, struct region *fake)
-{
-	const struct region *r = region_at(in, a);
-
-	if (r)
-		return r;
-	memset(fake, 0, sizeof(*fake));
-	fake->name = "(no symbol)";
-	return fake;
-}
-
-/*
- * An annotation describes code of one function: one that runs past its
- * symbol (e.g. an unparenthesised "end - start" of 0xffff bytes) would
- * override SFrame in code it was never meant for.
- */
-static void check_annot_spans(struct input *in)
-{
-	size_t i;
-
-	for (i = 0; i < in->nannots; i++) {
-		const struct annot *a = &in->annots[i];
-		const struct region *r = region_at(in, a->lo);
-		const struct region *e = region_at(in, a->hi - 1);
-		struct region fake;
-		char detail[160];
-
-		if (r && r == e)
-			continue;
-		snprintf(detail, sizeof(detail),
-			 "annotation of type %u ends in %s", a->type,
-			 e ? e->name : "(no symbol)");
-		in->st.unknown += a->hi - a->lo;
-		finding(in, "annotation spans symbols",
-			region_or_fake(in, a->lo, &fake), a->lo, a->hi, NULL,
-			NULL, detail);
-	}
-}
-
-static void check_arm64_part(struct input *in,
-			     const struct sframe_section *sec)
-{
-	u32 i;
-
-	for (i = 0; i < sec->num_fdes; i++) {
-		struct sframe_fde fde;
-		struct sframe_fre fre;
-		struct region fake;
-		const struct region *r;
-		struct exception *e;
-		u32 k, p;
-
-		if (sframe_get_fde(sec, i, &fde))
-			continue;
-		r = region_or_fake(in, fde.start, &fake);
-		if (!fde_matches_symbol(in, fde.start, fde.start + fde.size)) {
-			/* no symbol at all: an overridden __weak definition */
-			enum cls c = iv_overlap(&in->symset, fde.start,
-						fde.start + fde.size) ?
-				     CLS_FDE_MISMATCH : CLS_ORPHAN_FDE;
-
-			if (c == CLS_ORPHAN_FDE)
-				in->st.fde_orphan++;
-			else
-				in->st.fde_bad++;
-			e = exc_match(in, EXC_WRONG, r, fde.start,
-				      fde.start + fde.size, c);
-			if (!e)
-				in->st.arm_unknown++;
-			finding(in, "wrong", r, fde.start, fde.start + fde.size,
-				e, NULL, c == CLS_ORPHAN_FDE ?
-				"orphan-fde: FDE outside every symbol" :
-				"fde-mismatch: FDE is not symbol (+8) .. symbol end");
-		}
-		if (sframe_fde_pcmask(&fde))
-			continue;
-		for (k = 0, p = fde.fres; k < fde.num_fres; k++, p = fre.next) {
-			struct sframe_fre nf;
-			struct sframe_rule rule;
-			uint64_t lo, hi;
-			const char *bad = NULL;
-			char ss[96], detail[192];
-
-			if (sframe_read_fre(sec, &fde, p, &fre) ||
-			    sframe_fre_rule(sec, &fde, &fre, &rule))
-				break;
-			/* judge the rule the kernel unwinder applies */
-			sframe_rule_no_red_zone(&rule, in->sec.sp_reg);
-			lo = fde.start + fre.start;
-			hi = fde.start + fde.size;
-			if (k + 1 < fde.num_fres &&
-			    !sframe_read_fre(sec, &fde, fre.next, &nf))
-				hi = fde.start + nf.start;
-			if (rule.flags & SFRAME_RULE_OUTERMOST)
-				continue;
-			if (rule.fp.kind == SFRAME_LOC_CFA &&
-			    (rule.ra.kind != SFRAME_LOC_CFA ||
-			     rule.ra.offset != rule.fp.offset + 8))
-				bad = "FP saved, RA not at the FP slot + 8";
-			else if (rule.cfa.reg == in->sec.sp_reg &&
-				 rule.cfa.offset < 0)
-				bad = "CFA below SP";
-			if (!bad)
-				continue;
-			in->st.frame_bad++;
-			iv_subtract(&in->annot_all, lo, hi, &in->fix);
-			r = region_or_fake(in, lo, &fake);
-			e = exc_match(in, EXC_WRONG, r, lo, hi, CLS_FRAME_RECORD);
-			if (!e)
-				in->st.arm_unknown++;
-			fmt_sframe(in, 0, &rule, ss, sizeof(ss));
-			snprintf(detail, sizeof(detail), "frame-record: %s: %s",
-				 bad, ss);
-			finding(in, "wrong", r, lo, hi, e, NULL, detail);
-		}
-	}
-}
-
-static void check_arm64(struct input *in)
-{
-	size_t k;
-
-	for (k = 0; k < in->nparts; k++)
-		check_arm64_part(in, &in->parts[k].sec);
-}
-
-/* Fixups. */
-
-static int find_sym(const struct input *in, const char *name, uint64_t *v)
-{
-	uint64_t i, n = elf_nsyms(&in->f);
-	struct elf_sym s;
-
-	for (i = 1; i < n; i++)
-		if (!elf_sym_get(&in->f, i, &s) && s.shndx &&
-		    !strcmp(s.name, name)) {
-			*v = s.value;
-			return 0;
-		}
-	return -1;
-}
-
-struct slot {
-	uint64_t target;
-	uint8_t e[SFRAME_ANNOT_SIZE];
-};
-
-static int cmp_slot(const void *a, const void *b)
-{
-	const struct slot *x = a, *y = b;
-	int ex = !x->e[6], ey = !y->e[6];	/* empty slots last */
-
-	if (ex != ey)
-		return ex - ey;
-	if (x->target != y->target)
-		return x->target < y->target ? -1 : 1;
-	return memcmp(x->e + 4, y->e + 4, SFRAME_ANNOT_SIZE - 4);
-}
-
-/* The fixup area: [fixups, stop) of .sframe_annot; 0 if present. */
-static int fixup_area(struct input *in, uint64_t *start, uint64_t *fix,
-		      uint64_t *stop)
-{
-	const struct elf_sec *s;
-
-	if (in->annot_sec < 0 || find_sym(in, "__sframe_annot_fixups", fix) ||
-	    find_sym(in, "__stop_sframe_annot", stop))
-		return -1;
-	s = &in->f.secs[in->annot_sec];
-	if (find_sym(in, "__start_sframe_annot", start))
-		*start = s->vaddr;
-	if (*start < s->vaddr || *fix < *start || *stop < *fix ||
-	    *stop - s->vaddr > s->size || (*fix - *start) % SFRAME_ANNOT_SIZE ||
-	    (*stop - *fix) % SFRAME_ANNOT_SIZE || (*start - s->vaddr) % 4)
-		die(in->path, "malformed .sframe_annot: %s",
-		    "bad __start/__sframe_annot_fixups/__stop symbols");
-	return 0;
-}
-
-static int slot_free(const uint8_t *e)
-{
-	int i;
-
-	for (i = 0; i < SFRAME_ANNOT_SIZE; i++)
-		if (e[i])
-			return 0;
-	return 1;
-}
-
-/* Count needed entries; with --write-fixups write and sort them. */
-static int do_fixups(struct input *in)
-{
-	uint64_t start, fix, stop, a, i, n, k = 0;
-	const struct elf_sec *s;
-	struct slot *slots;
-	uint8_t *d;
-	FILE *fp;
-
-	iv_merge(&in->fix);
-	for (i = 0; i < in->fix.n; i++)
-		in->st.nfix += (in->fix.v[i].hi - in->fix.v[i].lo + 0xfffe) /
-			       0xffff;
-	if (fixup_area(in, &start, &fix, &stop)) {
-		if (opt_fixups)
-			die(in->path, "--write-fixups: no fixup area (%s)",
-			    ".sframe_annot, __sframe_annot_fixups, __stop_sframe_annot");
-		return 0;
-	}
-	in->st.has_fixarea = 1;
-	s = &in->f.secs[in->annot_sec];
-	d = in->f.buf + s->offset;
-	in->st.fix_total = (stop - fix) / SFRAME_ANNOT_SIZE;
-	for (a = fix; a < stop; a += SFRAME_ANNOT_SIZE)
-		in->st.fix_free += slot_free(d + (a - s->vaddr));
-	if (!opt_fixups)
-		return 0;
-	if (in->f.type != ELF_ET_EXEC && in->f.type != ELF_ET_DYN)
-		die(in->path, "--write-fixups works on a linked vmlinux only");
-	if (in->st.nfix > in->st.fix_free) {
-		fprintf(stderr, "%s: %s: --write-fixups: %" PRIu64
-			" UNRELIABLE entries needed, %" PRIu64
-			" free slots of %" PRIu64
-			" (the build sizes the area with --count-fixups: did the text change between links?)\n",
-			prog, in->path, in->st.nfix, in->st.fix_free,
-			in->st.fix_total);
-		return 1;
-	}
-	/* Fill free slots in [fix, stop) in address order. */
-	a = fix;
-	for (i = 0; i < in->fix.n; i++) {
-		uint64_t lo = in->fix.v[i].lo, hi = in->fix.v[i].hi;
-
-		while (lo < hi) {
-			uint64_t len = hi - lo > 0xffff ? 0xffff : hi - lo;
-			uint8_t *e;
-
-			while (!slot_free(d + (a - s->vaddr)))
-				a += SFRAME_ANNOT_SIZE;
-			e = d + (a - s->vaddr);
-			elf_put(&in->f, e, 4, (uint32_t)(lo - a));
-			elf_put(&in->f, e + 4, 2, len);
-			e[6] = SFRAME_ANNOT_UNRELIABLE;
-			in->st.fix_written++;
-			in->st.fix_free--;
-			lo += len;
-		}
-	}
-	/* Sort the whole table by address; empty slots go last. */
-	n = (stop - start) / SFRAME_ANNOT_SIZE;
-	slots = xcalloc(n, sizeof(*slots));
-	for (i = 0; i < n; i++) {
-		uint8_t *e = d + (start - s->vaddr) + i * SFRAME_ANNOT_SIZE;
-
-		memcpy(slots[i].e, e, SFRAME_ANNOT_SIZE);
-		slots[i].target = start + i * SFRAME_ANNOT_SIZE +
-				  (int64_t)(int32_t)elf_get(&in->f, e, 4);
-	}
-	qsort(slots, n, sizeof(*slots), cmp_slot);
-	for (i = 0; i < n; i++) {
-		uint8_t *e = d + (start - s->vaddr) + i * SFRAME_ANNOT_SIZE;
-
-		memcpy(e, slots[i].e, SFRAME_ANNOT_SIZE);
-		if (e[6])
-			elf_put(&in->f, e, 4, (uint32_t)(slots[i].target -
-				(start + i * SFRAME_ANNOT_SIZE)));
-		else
-			k++;
-	}
-	free(slots);
-	fp = fopen(in->path, "r+b");
-	if (!fp || fseek(fp, (long)(s->offset + (start - s->vaddr)), SEEK_SET) ||
-	    fwrite(d + (start - s->vaddr), 1, stop - start, fp) != stop - start ||
-	    fclose(fp)) {
-		fprintf(stderr, "%s: %s: --write-fixups: %s\n", prog, in->path,
-			strerror(errno));
-		exit(2);
-	}
-	(void)k;
-	return 0;
-}
-
-_Static_assert(sizeof(struct sframe_annot_fixup) == SFRAME_ANNOT_SIZE,
-	       "struct sframe_annot_fixup is one annotation slot");
-
-/* One --module-fixups entry before encoding. */
-struct modfix {
-	u32 fde, off, len;
-};
-
-static int cmp_modfix(const void *a, const void *b)
-{
-	const struct modfix *x = a, *y = b;
-
-	if (x->fde != y->fde)
-		return x->fde < y->fde ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
-/*
- * --module-fixups: the fixup ranges (merged by do_fixups()) as struct
- * sframe_annot_fixup entries in @path, relative to the FDE whose function
- * contains them (the FDE the core finds for their first byte, in the first
- * part that has one), split at FDE ends and every 65535 bytes, sorted by
- * (FDE index, offset).  FDE indexes count across the parts of .sframe:
- * part 0's FDEs first, then part 1's, as the module loader counts them.
- * @path is always written, empty without fixups.
- */
-static void do_module_fixups(struct input *in, const char *path)
-{
-	uint8_t e[SFRAME_ANNOT_SIZE];
-	struct sframe_fde fde;
-	struct modfix *v = NULL;
-	size_t n = 0, cap = 0, i;
-	FILE *fp;
-
-	for (i = 0; i < in->fix.n; i++) {
-		uint64_t lo = in->fix.v[i].lo, hi = in->fix.v[i].hi;
-
-		while (lo < hi) {
-			const struct part *p = part_at(in, lo, &fde);
-			uint64_t end;
-
-			if (!p || lo < fde.start || lo - fde.start >= fde.size) {
-				struct region fake;
-				char where[512];
-
-				sym_range(region_or_fake(in, lo, &fake), lo,
-					  hi, where, sizeof(where));
-				die(in->path, "--module-fixups: %s is in no FDE",
-				    where);
-			}
-			end = fde.start + fde.size;
-			if (end > hi)
-				end = hi;
-			if (end - lo > 0xffff)
-				end = lo + 0xffff;
-			if (n == cap) {
-				cap = cap ? 2 * cap : 64;
-				v = xrealloc(v, cap, sizeof(*v));
-			}
-			v[n].fde = p->first + fde.index;
-			v[n].off = lo - fde.start;
-			v[n].len = end - lo;
-			n++;
-			lo = end;
-		}
-	}
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_modfix);
-	fp = fopen(path, "wb");
-	for (i = 0; fp && i < n; i++) {
-		memset(e, 0, sizeof(e));
-		elf_put(&in->f, e + offsetof(struct sframe_annot_fixup, fde), 4,
-			v[i].fde);
-		elf_put(&in->f, e + offsetof(struct sframe_annot_fixup, off), 4,
-			v[i].off);
-		elf_put(&in->f, e + offsetof(struct sframe_annot_fixup, len), 2,
-			v[i].len);
-		e[offsetof(struct sframe_annot_fixup, type)] =
-			SFRAME_ANNOT_UNRELIABLE;
-		if (fwrite(e, 1, sizeof(e), fp) != sizeof(e))
-			break;
-	}
-	if (!fp || i < n || fclose(fp)) {
-		fprintf(stderr, "%s: %s: --module-fixups: %s\n", prog, path,
-			strerror(errno));
-		exit(2);
-	}
-	free(v);
-	in->st.nfix = n;
-	in->st.fix_written = n;
 }
 
 /* Summary. */
@@ -1880,16 +804,13 @@ static void summary(const struct input *in)
 static int verify(const char *path)
 {
 	struct input in = { .path = path };
-	uint8_t *buf;
-	size_t size;
 	const char *why;
-	int err, ret = 0, k;
+	int ret = 0;
 
-	err = sframe_read_file(path, &buf, &size);
-	if (err)
-		die(path, "%s", strerror(-err));
-	if (elf_file_open(&in.f, buf, size, &why))
+	if (elf_file_open(&in.f, path, &why))
 		die(path, "%s", why);
+	if (in.f.sec_why)
+		die(path, "%s", in.f.sec_why);
 	if (opt_modfix && in.f.type != ELF_ET_REL)
 		die(path, "--module-fixups needs a module or object (ET_REL), not a linked ELF");
 	elf_layout_rel(&in.f);
@@ -1903,10 +824,7 @@ static int verify(const char *path)
 	default:
 		in.arch = "other";
 	}
-	for (k = 0; k < nexcs; k++) {
-		excs[k].hits = 0;
-		excs[k].bytes = 0;
-	}
+	exc_reset();
 	exc_resolve(&in);
 	load_sframe(&in);
 	load_annots(&in);
@@ -1921,7 +839,7 @@ static int verify(const char *path)
 		check_orc(&in);
 	if (in.f.machine == ELF_EM_AARCH64 && in.has_sframe)
 		check_arm64(&in);
-	if (do_fixups(&in))
+	if (do_fixups(&in, opt_fixups))
 		ret = 1;
 	if (opt_modfix)
 		do_module_fixups(&in, opt_modfix);
@@ -1932,13 +850,7 @@ static int verify(const char *path)
 		goto out;
 	}
 	if (opt_verbose)
-		for (k = 0; k < nexcs; k++)
-			if (excs[k].hits)
-				printf("%s: %s: exception %s:%d: %" PRIu64
-				       " findings, %" PRIu64 " B: %s\n",
-				       prog, path, exc_path, excs[k].line,
-				       excs[k].hits, excs[k].bytes,
-				       excs[k].reason);
+		exc_print_hits(path);
 	summary(&in);
 	if ((in.st.unknown || in.st.wrong_unknown || in.st.arm_unknown) &&
 	    !opt_warn)
@@ -1959,7 +871,6 @@ out:
 	free(in.annot_ssi.v);
 	free(in.fix.v);
 	elf_file_close(&in.f);
-	free(buf);
 	return ret;
 }
 
@@ -2048,3 +959,4 @@ int main(int argc, char **argv)
 		ret |= verify(argv[i]);
 	return ret;
 }
+

@@ -59,6 +59,8 @@
 
 #include "chain.h"
 #include "perfring.h"
+#include "../../tools/elf.h"
+#include "../../tools/search.h"
 
 #define RING_PAGES	64		/* default data pages of the ring buffer */
 #define MAX_REPORT	5		/* failing samples printed per kind */
@@ -135,22 +137,22 @@ static int sym_cmp(const void *a, const void *b)
 	return (y->level >= 0) - (x->level >= 0);
 }
 
+static int sym_starts_above(const void *elem, const void *key)
+{
+	return ((const struct sym *)elem)->start > *(const uint64_t *)key;
+}
+
 /* The symbol containing addr, or NULL. Prefers chain symbols. */
 static const struct sym *find_sym(uint64_t addr)
 {
-	size_t lo = 0, hi = nsyms, i, n;
+	/* the first symbol starting above addr */
+	size_t i = search_first(syms, nsyms, sizeof(*syms), &addr,
+				sym_starts_above);
 	const struct sym *best = NULL;
+	size_t n;
 
-	while (lo < hi) {			/* first start > addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* look back over a few entries: aliases and nested symbols */
-	for (i = lo, n = 0; i > 0 && n < 64; i--, n++) {
+	for (n = 0; i > 0 && n < 64; i--, n++) {
 		const struct sym *s = &syms[i - 1];
 
 		if (addr < s->end && (!best || (best->level < 0 && s->level >= 0)))
@@ -191,142 +193,35 @@ static const char *symbolize(uint64_t addr, char *buf, size_t len)
 	return buf;
 }
 
-/* ---- ELF64 reader (native byte order: x86_64, aarch64) ------------------ */
-
-struct elf {
-	const unsigned char *data;
-	size_t size;
-	const Elf64_Ehdr *eh;
-	const Elf64_Shdr *sh;
-	const char *shstr;
-	size_t shstr_size;
-	const char *obj;
-};
-
-static bool in_file(const struct elf *e, uint64_t off, uint64_t len)
-{
-	return off <= e->size && len <= e->size - off;
-}
-
-static const Elf64_Shdr *elf_section(const struct elf *e, unsigned int i)
-{
-	const Elf64_Shdr *s;
-
-	if (i == SHN_UNDEF || i >= e->eh->e_shnum)
-		return NULL;
-	s = &e->sh[i];
-	if (s->sh_type != SHT_NOBITS && !in_file(e, s->sh_offset, s->sh_size))
-		return NULL;
-	return s;
-}
-
-static const Elf64_Shdr *elf_section_by_name(const struct elf *e, const char *name)
-{
-	unsigned int i;
-
-	for (i = 1; i < e->eh->e_shnum; i++) {
-		const Elf64_Shdr *s = elf_section(e, i);
-
-		if (s && s->sh_name < e->shstr_size &&
-		    !strncmp(e->shstr + s->sh_name, name, e->shstr_size - s->sh_name))
-			return s;
-	}
-	return NULL;
-}
-
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define ELFDATA_NATIVE	ELFDATA2LSB
-#else
-#define ELFDATA_NATIVE	ELFDATA2MSB
-#endif
-
-static int elf_open(struct elf *e, const char *path)
-{
-	unsigned char *buf;
-	struct stat st;
-	size_t done = 0;
-	const Elf64_Shdr *ss;
-	int fd;
-
-	memset(e, 0, sizeof(*e));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	buf = xrealloc(NULL, st.st_size ? st.st_size : 1);
-	while (done < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + done, st.st_size - done);
-
-		if (n <= 0)
-			break;
-		done += n;
-	}
-	close(fd);
-	e->data = buf;
-	e->size = done;
-	e->eh = (const Elf64_Ehdr *)buf;
-	if (e->size < sizeof(Elf64_Ehdr) || memcmp(buf, ELFMAG, SELFMAG) ||
-	    buf[EI_CLASS] != ELFCLASS64 || buf[EI_DATA] != ELFDATA_NATIVE ||
-	    e->eh->e_shentsize != sizeof(Elf64_Shdr) ||
-	    e->eh->e_phentsize != sizeof(Elf64_Phdr) ||
-	    !in_file(e, e->eh->e_shoff, (uint64_t)e->eh->e_shnum * sizeof(Elf64_Shdr)) ||
-	    !in_file(e, e->eh->e_phoff, (uint64_t)e->eh->e_phnum * sizeof(Elf64_Phdr)) ||
-	    (e->eh->e_shoff % 8) || (e->eh->e_phoff % 8)) {
-		fprintf(stderr, "%s: %s: not a native ELF64 file\n", prog, path);
-		free(buf);
-		return -1;
-	}
-	e->sh = (const Elf64_Shdr *)(buf + e->eh->e_shoff);
-	ss = elf_section(e, e->eh->e_shstrndx);
-	if (ss) {
-		e->shstr = (const char *)buf + ss->sh_offset;
-		e->shstr_size = ss->sh_size;
-	}
-	e->obj = strdup(strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
-	return 0;
-}
+/* ---- symbols of the ELF files (tools/elf.c) ------------------------------ */
 
 /* Lowest PT_LOAD address, page aligned: where the offset-0 mapping starts. */
-static uint64_t elf_base(const struct elf *e)
+static uint64_t elf_base(const struct elf_file *f)
 {
-	const Elf64_Phdr *ph = (const Elf64_Phdr *)(e->data + e->eh->e_phoff);
-	uint64_t base = UINT64_MAX, page = sysconf(_SC_PAGESIZE);
-	unsigned int i;
+	uint64_t base = UINT64_MAX, page = sysconf(_SC_PAGESIZE), i;
+	struct elf_seg s;
 
-	for (i = 0; i < e->eh->e_phnum; i++)
-		if (ph[i].p_type == PT_LOAD && ph[i].p_vaddr < base)
-			base = ph[i].p_vaddr;
+	for (i = 0; i < f->phnum && !elf_seg_get(f, i, &s); i++)
+		if (s.type == ELF_PT_LOAD && s.vaddr < base)
+			base = s.vaddr;
 	return base == UINT64_MAX ? 0 : base & ~(page - 1);
 }
 
 /* Function symbols of a SHT_SYMTAB or SHT_DYNSYM section. */
-static int elf_load_symtab(const struct elf *e, const Elf64_Shdr *symtab,
-			   uint64_t bias)
+static int elf_load_symtab(const struct elf_file *f, uint64_t tab,
+			   uint64_t bias, const char *obj)
 {
-	const Elf64_Shdr *strtab = elf_section(e, symtab->sh_link);
-	const Elf64_Sym *sym;
-	const char *str;
-	size_t i, n;
+	uint64_t i, n = elf_nsyms(f, tab);
+	struct elf_sym s;
 	int count = 0;
 
-	if (!strtab || symtab->sh_entsize != sizeof(Elf64_Sym) || symtab->sh_offset % 8)
-		return 0;
-	sym = (const Elf64_Sym *)(e->data + symtab->sh_offset);
-	str = (const char *)e->data + strtab->sh_offset;
-	n = symtab->sh_size / sizeof(Elf64_Sym);
 	for (i = 1; i < n; i++) {
-		unsigned int type = ELF64_ST_TYPE(sym[i].st_info);
-
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
-		    sym[i].st_shndx == SHN_UNDEF || !sym[i].st_size ||
-		    sym[i].st_name >= strtab->sh_size ||
-		    !memchr(str + sym[i].st_name, 0, strtab->sh_size - sym[i].st_name))
+		if (elf_sym_get(f, tab, i, &s) ||
+		    (s.type != ELF_STT_FUNC && s.type != ELF_STT_GNU_IFUNC) ||
+		    !s.shndx || !s.size || !*s.name)
 			continue;
-		add_sym(sym[i].st_value + bias, sym[i].st_value + sym[i].st_size + bias,
-			str + sym[i].st_name, e->obj, false);
+		add_sym(s.value + bias, s.value + s.size + bias, s.name, obj,
+			false);
 		count++;
 	}
 	return count;
@@ -374,49 +269,37 @@ static uint64_t plt_got_slot(uint16_t machine, const unsigned char *p, uint64_t 
 }
 
 /* PLT entries named after the symbol of their JUMP_SLOT relocation. */
-static int elf_load_plt(const struct elf *e, const char *secname, uint64_t bias)
+static int elf_load_plt(const struct elf_file *f, const char *secname,
+			uint64_t bias, const char *obj)
 {
-	const Elf64_Shdr *plt = elf_section_by_name(e, secname);
-	const Elf64_Shdr *rela = elf_section_by_name(e, ".rela.plt");
-	const Elf64_Shdr *dynsym, *dynstr;
-	const Elf64_Rela *r;
-	uint16_t machine = e->eh->e_machine;
-	uint32_t jump_slot = machine == EM_X86_64 ? R_X86_64_JUMP_SLOT :
+	int plt = elf_sec_find(f, secname), rela = elf_sec_find(f, ".rela.plt");
+	uint32_t jump_slot = f->machine == EM_X86_64 ? R_X86_64_JUMP_SLOT :
 			     R_AARCH64_JUMP_SLOT;
-	uint64_t off;
-	size_t i, nrela;
+	uint64_t off, addr, i, n;
+	const uint8_t *code;
+	struct elf_rela r;
+	struct elf_sym s;
 	int count = 0;
 
-	if (!plt || plt->sh_type == SHT_NOBITS || !rela ||
-	    rela->sh_entsize != sizeof(Elf64_Rela) || rela->sh_offset % 8)
+	if (plt < 0 || rela < 0)
 		return 0;
-	dynsym = elf_section(e, rela->sh_link);
-	if (!dynsym || dynsym->sh_entsize != sizeof(Elf64_Sym) || dynsym->sh_offset % 8)
-		return 0;
-	dynstr = elf_section(e, dynsym->sh_link);
-	if (!dynstr)
-		return 0;
-	r = (const Elf64_Rela *)(e->data + rela->sh_offset);
-	nrela = rela->sh_size / sizeof(Elf64_Rela);
-
-	for (off = 0; off + PLT_ENTRY <= plt->sh_size; off += PLT_ENTRY) {
-		uint64_t got = plt_got_slot(machine, e->data + plt->sh_offset + off,
-					    plt->sh_addr + off);
-		const Elf64_Sym *s;
+	code = elf_sec_data(f, plt);
+	addr = f->secs[plt].addr;
+	n = elf_nrelas(f, rela);
+	for (off = 0; code && off + PLT_ENTRY <= f->secs[plt].size;
+	     off += PLT_ENTRY) {
+		uint64_t got = plt_got_slot(f->machine, code + off, addr + off);
 
 		if (!got)
 			continue;
-		for (i = 0; i < nrela; i++)
-			if (r[i].r_offset == got)
+		for (i = 0; i < n; i++)
+			if (!elf_rela_get(f, rela, i, &r) && r.offset == got)
 				break;
-		if (i == nrela || ELF64_R_TYPE(r[i].r_info) != jump_slot ||
-		    ELF64_R_SYM(r[i].r_info) >= dynsym->sh_size / sizeof(Elf64_Sym))
+		if (i == n || r.type != jump_slot ||
+		    elf_sym_get(f, f->secs[rela].link, r.sym, &s) || !*s.name)
 			continue;
-		s = (const Elf64_Sym *)(e->data + dynsym->sh_offset) + ELF64_R_SYM(r[i].r_info);
-		if (s->st_name >= dynstr->sh_size)
-			continue;
-		add_sym(plt->sh_addr + off + bias, plt->sh_addr + off + PLT_ENTRY + bias,
-			(const char *)e->data + dynstr->sh_offset + s->st_name, e->obj, true);
+		add_sym(addr + off + bias, addr + off + PLT_ENTRY + bias, s.name,
+			obj, true);
 		count++;
 	}
 	return count;
@@ -425,27 +308,32 @@ static int elf_load_plt(const struct elf *e, const char *secname, uint64_t bias)
 /* Symbols and PLT entries of the ELF file mapped at map_start (offset 0). */
 static void load_object(const char *path, uint64_t map_start)
 {
-	const Elf64_Shdr *symtab = NULL, *dynsym = NULL;
-	struct elf e;
-	uint64_t bias;
-	unsigned int i;
+	uint64_t symtab = 0, dynsym = 0, bias, i;
+	const char *why, *obj;
+	struct elf_file f;
 
-	if (elf_open(&e, path))
+	if (elf_file_open(&f, path, &why)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, why);
 		return;
-	bias = map_start - elf_base(&e);
-	for (i = 1; i < e.eh->e_shnum; i++) {
-		const Elf64_Shdr *s = elf_section(&e, i);
-
-		if (s && s->sh_type == SHT_SYMTAB)
-			symtab = s;
-		if (s && s->sh_type == SHT_DYNSYM)
-			dynsym = s;
 	}
-	if (!(symtab && elf_load_symtab(&e, symtab, bias)) && dynsym)
-		elf_load_symtab(&e, dynsym, bias);
-	elf_load_plt(&e, ".plt", bias);
-	elf_load_plt(&e, ".plt.sec", bias);
-	/* e.data stays: the symbol names point into it */
+	if (f.sec_why) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, f.sec_why);
+		elf_file_close(&f);
+		return;
+	}
+	obj = strdup(strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+	bias = map_start - elf_base(&f);
+	for (i = 1; i < f.shnum; i++) {
+		if (f.secs[i].type == ELF_SHT_SYMTAB)
+			symtab = i;
+		if (f.secs[i].type == ELF_SHT_DYNSYM)
+			dynsym = i;
+	}
+	if (!(symtab && elf_load_symtab(&f, symtab, bias, obj)) && dynsym)
+		elf_load_symtab(&f, dynsym, bias, obj);
+	elf_load_plt(&f, ".plt", bias, obj);
+	elf_load_plt(&f, ".plt.sec", bias, obj);
+	/* f stays open: the symbol names point into its mapping */
 }
 
 /* Every file mapped into this process (the child has the same layout). */

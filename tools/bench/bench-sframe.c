@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <sframe/sframe.h>
-#include "../elf.h"
+#include "../sframe-elf.h"
 #include "libsframe-glue.h"
 #include "libc-alloc.h"
 
@@ -63,7 +63,8 @@ static uint64_t next_rand(void)
 
 int main(int argc, char **argv)
 {
-	struct sframe_blob b = { 0 };
+	struct elf_file f;
+	struct sframe_blob b;
 	struct sframe_section sec;
 	unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 0) : 2000000, i;
 	unsigned long ours_ok = 0, theirs_ok = 0, agree = 0, before;
@@ -82,8 +83,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench-sframe ELF [LOOKUPS]\n");
 		return 2;
 	}
-	if (sframe_read_file(argv[1], &b.file, &b.file_size) ||
-	    sframe_elf_find(&b, 0, &why) ||
+	if (elf_file_open(&f, argv[1], &why) ||
+	    sframe_elf_find(&f, &b, 0, &why) ||
 	    sframe_open(&sec, b.data, b.size, b.addr, 0)) {
 		fprintf(stderr, "bench-sframe: %s: no usable .sframe\n", argv[1]);
 		return 1;
@@ -187,6 +188,6 @@ int main(int argc, char **argv)
 	ls_close(ls);
 	free(pcs);
 	free(fdes);
-	free(b.file);
+	elf_file_close(&f);
 	return 0;
 }

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sframe/sframe.h>
 #include "harness.h"
-#include "../elf.h"
+#include "../sframe-elf.h"
 #include "../bench/libsframe-glue.h"
 
 /* libsframe gives a CFA-relative slot offset, or none (value unchanged). */
@@ -28,7 +28,8 @@ static int slot_matches(const struct sframe_loc *l, int present, int32_t off)
 
 static void check_file(const char *path)
 {
-	struct sframe_blob b = { 0 };
+	struct elf_file f = { 0 };
+	struct sframe_blob b;
 	struct sframe_section sec;
 	const char *why;
 	void *ls = NULL;
@@ -36,8 +37,8 @@ static void check_file(const char *path)
 	unsigned long pcs = 0;
 
 	t_begin("libsframe 2.40 agrees at every PC: %s", path);
-	if (sframe_read_file(path, &b.file, &b.file_size) ||
-	    sframe_elf_find(&b, 0, &why) ||
+	if (elf_file_open(&f, path, &why) ||
+	    sframe_elf_find(&f, &b, 0, &why) ||
 	    sframe_open(&sec, b.data, b.size, b.addr, 0)) {
 		T_CHECK(0, "cannot open");
 		goto out;
@@ -82,7 +83,7 @@ static void check_file(const char *path)
 out:
 	if (ls)
 		ls_close(ls);
-	free(b.file);
+	elf_file_close(&f);
 	t_end();
 }
 
