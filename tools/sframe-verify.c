@@ -389,13 +389,10 @@ static void load_sframe(struct input *in)
 		die(in->path, ".rela.sframe: %s", why);
 	data = elf_sec_data(&in->f, idx);
 	if (in->f.type == ELF_ET_REL) {
-		/*
-		 * Relocated as the module loader does: start fields hold
-		 * function - field (v1 says nothing).
-		 */
+		/* relocated as the module loader does */
 		err = sframe_open_parts(data, s->size, s->vaddr,
-					SFRAME_OPEN_PCREL, &secs, &in->nparts,
-					&off);
+					SFRAME_OPEN_RELOCATED, &secs,
+					&in->nparts, &off);
 	} else {
 		secs = xcalloc(1, sizeof(*secs));
 		in->nparts = 1;
@@ -414,9 +411,6 @@ static void load_sframe(struct input *in)
 		if (p->sec.abi != secs[0].abi)
 			die(in->path, "malformed .sframe: section at offset 0x%"
 			    PRIx64 " is for another ABI", part_off(in, p));
-		/* "sorted" describes one text section, not our layout */
-		if (in->f.type == ELF_ET_REL)
-			p->sec.flags &= ~SFRAME_F_FDE_SORTED;
 		load_part(in, p, &cap);
 	}
 	in->sec.sp_reg = secs[0].sp_reg;
