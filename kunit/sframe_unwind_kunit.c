@@ -164,7 +164,7 @@ static void sfu_test_parked(struct kunit *test)
 	at = sfu_find_chain(&t, 0, sframe_park_chain, ARRAY_SIZE(sframe_park_chain));
 	KUNIT_EXPECT_GE_MSG(test, at, 0, "chain leaf..func1 not found in order");
 	if (at >= 0) {
-		void *const rest[] = { sfu_thread_fn };
+		void *const rest[] = { sframe_park_thread };
 
 		KUNIT_EXPECT_EQ_MSG(test, sfu_find_chain(&t, at + 4, rest, 1),
 				    at + 4, "func1 not called from the thread");
@@ -632,7 +632,7 @@ static void sfu_test_fgraph(struct kunit *test)
 	at = sfu_find_chain(&t, 0, sframe_park_chain, ARRAY_SIZE(sframe_park_chain));
 	KUNIT_EXPECT_GE_MSG(test, at, 0, "original return addresses not reported");
 	if (at >= 0) {
-		void *const rest[] = { sfu_thread_fn };
+		void *const rest[] = { sframe_park_thread };
 
 		KUNIT_EXPECT_EQ(test, sfu_find_chain(&t, at + 4, rest, 1), at + 4);
 	}
