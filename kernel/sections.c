@@ -742,7 +742,7 @@ void sframe_module_init(struct module *mod, const Elf_Ehdr *hdr,
 			err = sframe_module_annot(mod, fixup, &t->fixups);
 	}
 	if (err) {
-		pr_warn("%s: %s rejected: %s (%s)\n", mod->name, what,
+		pr_warn("%s: %s rejected: %s (%s)\n", module_name(mod), what,
 			sframe_errname(err), sframe_strerror(err));
 		if (t)
 			sframe_module_table_free(t);
@@ -755,7 +755,7 @@ void sframe_module_init(struct module *mod, const Elf_Ehdr *hdr,
 	for (i = 0; i < n; i++)
 		fdes += t->parts[i].sec.num_fdes;
 	pr_debug("%s: SFrame v%u, %u sections, %u FDEs, %zu annotations, %zu fixups registered\n",
-		 mod->name, t->parts[0].sec.version, n, fdes, t->annot.count,
+		 module_name(mod), t->parts[0].sec.version, n, fdes, t->annot.count,
 		 t->fixups.count);
 }
 

@@ -46,7 +46,7 @@ objs_for() {	# the patched kernel files of ARCH, as objects
 	arm64)	echo arch/arm64/kernel/entry.o arch/arm64/kernel/head.o \
 		     arch/arm64/kernel/perf_callchain.o \
 		     arch/arm64/kernel/stacktrace.o arch/arm64/kernel/signal.o \
-		     arch/arm64/kernel/module.o arch/arm64/kernel/module-plts.o \
+		     arch/arm64/kernel/module.o \
 		     arch/arm64/kernel/patching.o arch/arm64/kernel/ftrace.o \
 		     kernel/livepatch/ ;;
 	esac
@@ -88,7 +88,11 @@ for arch in x86_64 arm64; do
 		# leaves out has no rule to make it (skipped).
 		ok=1
 		"${KMAKE[@]}" sframe-unwind/ >>"$log" 2>&1 || ok=
-		for o in $(objs_for "$arch"); do
+		# module-plts.c only exists with ARM64_MODULE_PLTS
+		extra=
+		! grep -q '^CONFIG_ARM64_MODULE_PLTS=y' "$OUT/.config" ||
+			extra=arch/arm64/kernel/module-plts.o
+		for o in $(objs_for "$arch") $extra; do
 			[ -n "$ok" ] || break
 			"${KMAKE[@]}" "$o" >"$log.obj" 2>&1 ||
 				grep -q 'No rule to make target' "$log.obj" || ok=
@@ -110,6 +114,8 @@ for arch in x86_64 arm64; do
 		[ -d "$dir" ] || continue
 		bad=
 		while read -r f; do
+			# the vDSO's kernel-side objects are kernel code
+			case $f in */vdso/vma.o|*/vdso/extable.o|*/vdso/vdso-image-*.o|*/vdso/vdso.o|*/vdso/vdso32-setup.o) continue ;; esac
 			readelf -SW "$f" 2>/dev/null | grep -q ' \.sframe ' && bad="$bad ${f#"$dir"/}"
 		done < <(find "$dir/arch/x86/entry/vdso" "$dir/arch/arm64/kernel/vdso" \
 			      "$dir/arch/arm64/kvm/hyp/nvhe" "$dir/arch/x86/purgatory" \

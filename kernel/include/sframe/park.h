@@ -111,7 +111,7 @@ static int __maybe_unused sframe_park_thread(void *arg)
  * caller waits for it to be off the CPU as its context allows), with a
  * reference; or an ERR_PTR().
  */
-static struct task_struct *__maybe_unused
+static __maybe_unused struct task_struct *
 sframe_park_start(struct sframe_park *p, const char *name)
 {
 	struct task_struct *task;
