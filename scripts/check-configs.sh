@@ -50,7 +50,7 @@ objs_for() {	# the patched kernel files of ARCH, as objects
 		     arch/arm64/kernel/patching.o arch/arm64/kernel/ftrace.o \
 		     kernel/livepatch/ ;;
 	esac
-	echo kernel/fork.o kernel/module/main.o mm/mmap.o mm/mprotect.o
+	echo kernel/fork.o mm/mmap.o mm/mprotect.o
 }
 
 for arch in x86_64 arm64; do
@@ -88,10 +88,12 @@ for arch in x86_64 arm64; do
 		# leaves out has no rule to make it (skipped).
 		ok=1
 		"${KMAKE[@]}" sframe-unwind/ >>"$log" 2>&1 || ok=
-		# module-plts.c only exists with ARM64_MODULE_PLTS
+		# objects that exist only with MODULES / ARM64_MODULE_PLTS
 		extra=
+		! grep -q '^CONFIG_MODULES=y' "$OUT/.config" ||
+			extra=kernel/module/main.o
 		! grep -q '^CONFIG_ARM64_MODULE_PLTS=y' "$OUT/.config" ||
-			extra=arch/arm64/kernel/module-plts.o
+			extra="$extra arch/arm64/kernel/module-plts.o"
 		for o in $(objs_for "$arch") $extra; do
 			[ -n "$ok" ] || break
 			"${KMAKE[@]}" "$o" >"$log.obj" 2>&1 ||
