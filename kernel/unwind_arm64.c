@@ -103,7 +103,7 @@ void sframe_arch_start_regs(struct sframe_unwind_state *state,
 unsigned long sframe_arch_recover_ra(struct sframe_unwind_state *state,
 				     unsigned long ra, unsigned long slot)
 {
-	struct task_struct *task = state->task;
+	struct task_struct *task __maybe_unused = state->task;
 
 	ra = ptrauth_strip_insn_pac(ra);
 #ifdef CONFIG_FUNCTION_GRAPH_TRACER

@@ -44,9 +44,7 @@ objs_for() {	# the patched kernel files of ARCH, as objects
 		     arch/x86/events/core.o arch/x86/kernel/head_64.o \
 		     arch/x86/kernel/stacktrace.o ;;
 	arm64)	echo arch/arm64/kernel/entry.o arch/arm64/kernel/head.o \
-		     arch/arm64/kernel/perf_callchain.o \
 		     arch/arm64/kernel/stacktrace.o arch/arm64/kernel/signal.o \
-		     arch/arm64/kernel/module.o \
 		     arch/arm64/kernel/patching.o arch/arm64/kernel/ftrace.o \
 		     kernel/livepatch/ ;;
 	esac
@@ -91,7 +89,9 @@ for arch in x86_64 arm64; do
 		# objects that exist only with MODULES / ARM64_MODULE_PLTS
 		extra=
 		! grep -q '^CONFIG_MODULES=y' "$OUT/.config" ||
-			extra=kernel/module/main.o
+			extra="kernel/module/main.o $([ "$arch" = arm64 ] && echo arch/arm64/kernel/module.o)"
+		! grep -q '^CONFIG_PERF_EVENTS=y' "$OUT/.config" || [ "$arch" != arm64 ] ||
+			extra="$extra arch/arm64/kernel/perf_callchain.o"
 		! grep -q '^CONFIG_ARM64_MODULE_PLTS=y' "$OUT/.config" ||
 			extra="$extra arch/arm64/kernel/module-plts.o"
 		for o in $(objs_for "$arch") $extra; do
