@@ -22,6 +22,15 @@ grep -q 'kunit.filter_glob' /proc/cmdline && kunit_only=1
 # sweep, samples or selftests, shorter benchmarks.
 tour=
 grep -qw sframe_tour /proc/cmdline && tour=1
+# sframe_only=a,b (QEMU_APPEND of scripts/qemu-test.sh): only these parts
+# (modules, livepatch, selftests, klp-bench, demo, user, plus those the
+# parts below name), for working on one of them.
+only=$(sed -n 's/.*sframe_only=\([^ ]*\).*/\1/p' /proc/cmdline)
+want() {
+	[ -z "$only" ] && return 0
+	case ",$only," in *",$1,"*) return 0 ;; esac
+	return 1
+}
 
 echo "PASS: kernel booted"
 check "kallsyms has __start_sframe" grep -q ' __start_sframe$' /proc/kallsyms
@@ -33,7 +42,7 @@ check "vmlinux .sframe valid" sh -c 'dmesg | grep -E "sframe: vmlinux: SFrame v[
 # logged as "NAME: .sframe rejected: ..."); the test modules below walk
 # through them.  Our own modules, the livepatch sample and the livepatch
 # selftests' modules (test_klp_*: livepatches among them) come later.
-if [ -z "$tour" ]; then
+if [ -z "$tour" ] && want modules; then
 	rel=$(uname -r)
 	intree=
 	if [ -f /lib/modules/$rel/modules.order ]; then
@@ -67,7 +76,7 @@ fi
 # sample of samples/livepatch; the consistency test (tasks parked inside
 # patched functions hold the transition, their reliable traces name them);
 # then the kernel's selftests, and the transition benchmark last.
-if [ -z "$kunit_only" ]; then
+if [ -z "$kunit_only" ] && want livepatch; then
 	[ -n "$tour" ] || /livepatch-samples.sh
 	/livepatch-consistency.sh
 fi
@@ -75,7 +84,7 @@ fi
 # The kernel's own livepatch selftests (tools/testing/selftests/livepatch,
 # in the initramfs with CONFIG_LIVEPATCH=y and CONFIG_TEST_LIVEPATCH=m): one
 # PASS, FAIL or SKIP line per script (qemu/livepatch-selftests.sh).
-if [ -z "$kunit_only" ] && [ -z "$tour" ]; then
+if [ -z "$kunit_only" ] && [ -z "$tour" ] && want selftests; then
 	if [ ! -d /sys/kernel/livepatch ]; then
 		echo "SKIP: livepatch-selftest: all (no /sys/kernel/livepatch: CONFIG_LIVEPATCH is not set)"
 	elif [ ! -d /selftests/livepatch ]; then
@@ -90,7 +99,7 @@ fi
 klpb_rounds=5
 { [ -n "$tour" ] || grep -q ' kasan_report$' /proc/kallsyms; } && klpb_rounds=2
 # (its lines printed once it is done: no kernel message cuts into them)
-if [ -z "$kunit_only" ]; then
+if [ -z "$kunit_only" ] && want klp-bench; then
 	/livepatch-bench.sh $klpb_rounds >/tmp/klpb.out 2>&1
 	sed 's/^livepatch-bench: /BENCH: livepatch: /' /tmp/klpb.out
 fi
@@ -99,7 +108,7 @@ fi
 # traces of a blocked kthread and across a timer interrupt, next to the
 # architecture's own unwinder, then the benchmark (ratios, not checked).
 demo=/lib/modules-test/sframe_unwind_demo.ko
-if [ -z "$kunit_only" ] && [ -e $demo ]; then
+if [ -z "$kunit_only" ] && [ -e $demo ] && want demo; then
 	check "demo: insmod sframe_unwind_demo show=1" insmod $demo show=1
 	check "demo: blocked task: reliable, same trace as the reference" \
 		sh -c 'dmesg | grep -q "sframe_unwind_demo: blocked task .*: SFrame reliable .*: same trace"'
@@ -229,7 +238,7 @@ user_unwind_bench() {
 # perf user call chains from SFrame (CONFIG_SFRAME_USER_UNWIND): the
 # sampler on each build of the workload, hostile sections and stacks, and
 # the per-sample cost against frame pointers.
-if [ -z "$kunit_only" ] && grep -q 'sframe_user_callchain' /proc/kallsyms &&
+if [ -z "$kunit_only" ] && want user && grep -q 'sframe_user_callchain' /proc/kallsyms &&
    [ -x /usr/test/chain-fp ]; then
 	if [ -n "$tour" ]; then
 		USER_UNWIND_SAMPLES=300 user_unwind_tests
