@@ -788,7 +788,9 @@ void sframe_module_free(struct module *mod)
  * sframe_debugfs_dir() - debugfs "sframe/", created on first use
  *
  * The statistics of the user unwinder ("user") and of reliable walks
- * ("reliable") live there.  Called from initcalls only.
+ * ("reliable") live there, and the test modules' files.  Called from
+ * initcalls and module init functions (after the initcalls: the directory
+ * exists by then).
  *
  * Return: the directory (an error pointer if debugfs is unavailable,
  * which the debugfs_create_*() calls accept).
@@ -801,3 +803,4 @@ struct dentry *sframe_debugfs_dir(void)
 		dir = debugfs_create_dir("sframe", NULL);
 	return dir;
 }
+EXPORT_SYMBOL_GPL(sframe_debugfs_dir);

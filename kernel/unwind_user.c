@@ -22,6 +22,19 @@
  * use and every later read is bounds-checked; nothing read earlier is
  * trusted.  A hostile section can only make the chain wrong or short.
  *
+ * Faulting in.  perf samples in NMI or interrupt context, where a section
+ * page that is not mapped yet cannot be faulted in: such a sample would
+ * lose its chain.  So the pages are mapped before user code can run: a
+ * new mapping that covers (part of) a known section, and the mapping that
+ * makes a section known, queue a task_work that touches those pages when
+ * the task returns to user space (after the execve() or mmap() that made
+ * them); a forked child, which gets no page table entries for file
+ * mappings, does the same for all its sections before it first runs in
+ * user space (sframe_user_fork()).  A sample that still finds a page
+ * missing (reclaimed since) asks for the whole section in the same way.
+ * sframe.user_prefault=0 leaves only that last path (to measure what
+ * prefaulting buys); debugfs sframe/user counts the requests and pages.
+ *
  * Unwinding.  From the user registers perf gives, frame by frame: the
  * SFrame rule of the PC's mapping (CFA from SP or FP, RA and FP saved at
  * CFA + offset, or on arm64 RA still in LR in the interrupted frame); a PC
@@ -43,6 +56,7 @@
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/mm_types.h>
+#include <linux/moduleparam.h>
 #include <linux/perf_event.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
@@ -95,6 +109,8 @@ struct sframe_user_mm {
 };
 
 /* ---- the per-mm table ----------------------------------------------------- */
+
+static void sframe_user_prefault(struct vm_area_struct *vma);
 
 static struct sframe_user_mm *sframe_user_table(struct mm_struct *mm)
 {
@@ -228,18 +244,23 @@ out:
 }
 
 /**
- * sframe_user_mmap() - note a new executable file mapping (mmap hook)
+ * sframe_user_mmap() - note a new mapping (mmap hook)
  * @vma: the mapping, just inserted; mmap_lock is held for writing
+ *
+ * An executable file mapping of an ELF file with PT_GNU_SFRAME makes its
+ * section known; any mapping of a known section's bytes gets them
+ * faulted in (sframe_user_prefault()).
  */
 void sframe_user_mmap(struct vm_area_struct *vma)
 {
 	struct sframe_user_sec sec;
 
-	if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file || !vma->vm_mm ||
-	    vma->vm_mm != current->mm)
+	if (!vma->vm_mm || vma->vm_mm != current->mm)
 		return;
-	if (sframe_user_elf(vma, &sec))
+	if ((vma->vm_flags & VM_EXEC) && vma->vm_file &&
+	    sframe_user_elf(vma, &sec))
 		sframe_user_insert(vma->vm_mm, &sec);
+	sframe_user_prefault(vma);
 }
 
 /**
@@ -346,16 +367,24 @@ static bool sframe_user_find_sec(unsigned long pc, struct sframe_user_sec *out)
 /*
  * Nothing in the process reads its .sframe, so its pages are usually not
  * mapped when perf samples, and perf's context (NMI, IRQ) cannot fault them
- * in.  The first read that fails asks for them: an irq_work (NMI-safe)
- * queues a task_work that touches every page of the section when the task
- * returns to user space, where faults are allowed.  Later samples find the
- * pages.  This is 6.1's stand-in for deferred unwinding (Linux 6.17),
- * which walks the whole stack at that point instead.
+ * in.  A task_work touches the pages when the task returns to user space,
+ * where faults are allowed.  It is queued ahead of need where mappings are
+ * made (sframe_user_prefault(), sframe_user_fork()), and by a sample whose
+ * read failed: an irq_work (NMI-safe) queues it then.  This is 6.1's
+ * stand-in for deferred unwinding (Linux 6.17), which walks the whole stack
+ * at that point instead and needs a perf tool that knows deferred
+ * callchains.
  */
 struct sframe_user_fault_in {
 	struct callback_head work;
 	unsigned long addr, size;
 };
+
+static bool sframe_user_prefault_on = true;
+
+/* Requests and pages touched, for debugfs sframe/user. */
+static atomic_long_t sframe_user_prefaults, sframe_user_lazy_faults;
+static atomic_long_t sframe_user_fault_pages;
 
 struct sframe_user_request {
 	struct irq_work irq_work;
@@ -375,8 +404,83 @@ static void sframe_user_fault_in_fn(struct callback_head *head)
 	for (a = f->addr & PAGE_MASK; a < end; a += PAGE_SIZE) {
 		if (get_user(b, (const u8 __user *)a) || fatal_signal_pending(current))
 			break;
+		atomic_long_inc(&sframe_user_fault_pages);
 	}
 	kfree(f);
+}
+
+/* Queue a fault-in of [@addr, @addr + @size) for @task (process context). */
+static void sframe_user_queue_fault_in(struct task_struct *task,
+				       unsigned long addr, unsigned long size)
+{
+	struct sframe_user_fault_in *f;
+
+	f = kmalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return;
+	init_task_work(&f->work, sframe_user_fault_in_fn);
+	f->addr = addr;
+	f->size = size;
+	if (task_work_add(task, &f->work, TWA_RESUME))
+		kfree(f);
+	else
+		atomic_long_inc(&sframe_user_prefaults);
+}
+
+/*
+ * @vma was just mapped in current's mm (mmap_lock held for writing): queue
+ * a fault-in of every known section's bytes it maps.  The dynamic loader
+ * maps a library's text, which makes its section known, before the
+ * segment that holds the section: that later mmap() is the one whose
+ * pages count.  Run at the return to user space of that system call.
+ */
+static void sframe_user_prefault(struct vm_area_struct *vma)
+{
+	struct sframe_user_mm *t;
+	unsigned long lo, hi;
+	unsigned int i;
+
+	if (!READ_ONCE(sframe_user_prefault_on) || !(vma->vm_flags & VM_READ))
+		return;
+	t = rcu_dereference_protected(vma->vm_mm->sframe_user,
+				      lockdep_is_held(&vma->vm_mm->mmap_lock));
+	for (i = 0; t && i < t->nr; i++) {
+		lo = max(vma->vm_start, t->secs[i].sframe);
+		hi = min(vma->vm_end, t->secs[i].sframe + t->secs[i].size);
+		if (lo < hi)
+			sframe_user_queue_fault_in(current, lo, hi - lo);
+	}
+}
+
+/**
+ * sframe_user_fork() - fault in a forked child's sections (copy_process())
+ * @p: the new task, not running yet
+ * @clone_flags: its clone flags
+ *
+ * fork() copies no page table entries of file mappings: the child would
+ * find none of its sections' pages.  A task_work makes it touch them
+ * before it first returns to user space.
+ */
+void sframe_user_fork(struct task_struct *p, u64 clone_flags)
+{
+	struct sframe_user_mm *t;
+	unsigned int i, nr = 0;
+	struct {
+		unsigned long addr, size;
+	} secs[SFRAME_USER_MAX_SECTIONS];
+
+	if ((clone_flags & CLONE_VM) || !p->mm ||
+	    !READ_ONCE(sframe_user_prefault_on))
+		return;
+	rcu_read_lock();
+	t = rcu_dereference(p->mm->sframe_user);
+	for (i = 0; t && i < t->nr && nr < ARRAY_SIZE(secs); i++, nr++) {
+		secs[nr].addr = t->secs[i].sframe;
+		secs[nr].size = t->secs[i].size;
+	}
+	rcu_read_unlock();
+	for (i = 0; i < nr; i++)
+		sframe_user_queue_fault_in(p, secs[i].addr, secs[i].size);
 }
 
 static void sframe_user_request_fn(struct irq_work *w)
@@ -395,6 +499,8 @@ static void sframe_user_request_fn(struct irq_work *w)
 			f->size = r->size;
 			if (task_work_add(current, &f->work, TWA_RESUME))
 				kfree(f);
+			else
+				atomic_long_inc(&sframe_user_lazy_faults);
 		}
 	}
 	/* The slot's fields are read above before it is free again. */
@@ -650,6 +756,10 @@ static int sframe_user_stats_show(struct seq_file *m, void *v)
 		   sum.samples, sum.frames, sum.frames_sframe);
 	seq_printf(m, "frames_fp %llu\nerrors %llu\nns %llu\n", sum.frames_fp,
 		   sum.errors, div64_u64(sum.cycles * sframe_user_cycle_ps, 1000));
+	seq_printf(m, "prefault_requests %ld\nlazy_fault_requests %ld\nfault_in_pages %ld\n",
+		   atomic_long_read(&sframe_user_prefaults),
+		   atomic_long_read(&sframe_user_lazy_faults),
+		   atomic_long_read(&sframe_user_fault_pages));
 	return 0;
 }
 
@@ -667,6 +777,9 @@ static ssize_t sframe_user_stats_write(struct file *file,
 	for_each_possible_cpu(cpu)
 		memset(per_cpu_ptr(&sframe_user_stats, cpu), 0,
 		       sizeof(struct sframe_user_stats));
+	atomic_long_set(&sframe_user_prefaults, 0);
+	atomic_long_set(&sframe_user_lazy_faults, 0);
+	atomic_long_set(&sframe_user_fault_pages, 0);
 	return len;
 }
 
@@ -701,3 +814,9 @@ static int __init sframe_user_init(void)
 	return 0;
 }
 late_initcall(sframe_user_init);
+
+#undef MODULE_PARAM_PREFIX
+#define MODULE_PARAM_PREFIX "sframe."
+module_param_named(user_prefault, sframe_user_prefault_on, bool, 0644);
+MODULE_PARM_DESC(user_prefault,
+		 "map sections' pages when they are mapped and at fork (default on)");

@@ -23,7 +23,7 @@ grep -q 'kunit.filter_glob' /proc/cmdline && kunit_only=1
 tour=
 grep -qw sframe_tour /proc/cmdline && tour=1
 # sframe_only=a,b (QEMU_APPEND of scripts/qemu-test.sh): only these parts
-# (modules, livepatch, selftests, klp-bench, demo, user, plus those the
+# (modules, livepatch, selftests, klp-bench, demo, churn, user, plus those the
 # parts below name), for working on one of them.
 only=$(sed -n 's/.*sframe_only=\([^ ]*\).*/\1/p' /proc/cmdline)
 want() {
@@ -120,6 +120,120 @@ if [ -z "$kunit_only" ] && [ -e $demo ] && want demo; then
 	rmmod sframe_unwind_demo
 fi
 
+# ---- churn: every stack walker at once, under load -------------------------
+# For sframe_churn_seconds=N (kernel command line; 60 by default) at once:
+# qemu/user/churn.c forks and execs, runs a threaded workload (user and
+# kernel spinners, sleepers, page faults, signals, timers, migrations),
+# reads every /proc/PID/task/TID/stack and samples the whole system with
+# perf (kernel and user chains); sframe_churn.ko walks every task
+# reliably and compares each reliable trace of a task held off the CPU
+# with the architecture's unwinder (kernel/sframe_churn.c); a loop loads
+# and unloads modules.  Disagreements, a failed walk of a walker's own
+# stack, a malformed perf record, a crash and any kernel splat fail.
+churn_test() {
+	ch_secs=$(sed -n 's/.*sframe_churn_seconds=\([0-9]*\).*/\1/p' /proc/cmdline)
+	ch_secs=${ch_secs:-60}
+	ch_ko=/lib/modules-test/sframe_churn.ko
+	if [ ! -e $ch_ko ] || [ ! -x /usr/test/churn ]; then
+		echo "SKIP: churn: sframe_churn.ko or /usr/test/churn not built"
+		return
+	fi
+	grep -q " /sys/kernel/debug debugfs " /proc/mounts ||
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	# (level 7: in dmesg, not on the console, where it could cut a line)
+	echo "<7>smoke: churn: start" >/dev/kmsg
+	if ! insmod $ch_ko >/tmp/churn.insmod 2>&1; then
+		echo "FAIL: churn: insmod sframe_churn"
+		sed 's/^/    /' /tmp/churn.insmod
+		return
+	fi
+	# modules of the build (and our demo module) loaded and unloaded
+	rm -f /tmp/churn.stop /tmp/churn.modfail
+	(
+		n=0 bad=0
+		mods=$(sed -n 's|^\(.*/\)\{0,1\}\([^/]*\)\.k\{0,1\}o$|\2|p' \
+			/lib/modules/"$(uname -r)"/modules.order 2>/dev/null |
+			grep -v '^sframe_\|^livepatch[-_]\|^test_klp_' | tr - _)
+		while [ ! -e /tmp/churn.stop ]; do
+			for m in $mods; do
+				if modprobe "$m" 2>/tmp/churn.modprobe; then
+					modprobe -r "$m" 2>>/tmp/churn.modfail ||
+						{ bad=$((bad + 1)); echo "rmmod $m failed" >>/tmp/churn.modfail; }
+				elif ! grep -q 'No such device' /tmp/churn.modprobe; then
+					# (a driver without its hardware: ENODEV)
+					bad=$((bad + 1))
+					cat /tmp/churn.modprobe >>/tmp/churn.modfail
+				fi
+				n=$((n + 1))
+			done
+			insmod /lib/modules-test/sframe_unwind_demo.ko 2>/dev/null &&
+				rmmod sframe_unwind_demo 2>/dev/null
+			n=$((n + 1))
+			echo "$n $bad" >/tmp/churn.mods
+		done
+	) &
+	ch_loop=$!
+	/usr/test/churn -T "$ch_secs" >/tmp/churn.out 2>&1
+	ch_rc=$?
+	touch /tmp/churn.stop
+	wait $ch_loop
+	cat /sys/kernel/debug/sframe/churn >/tmp/churn.k
+	rmmod sframe_churn
+	ch_sum=$(sed -n 's/^churn: //p' /tmp/churn.out)
+	if [ "$ch_rc" = 0 ]; then
+		echo "PASS: churn: load ran (${ch_sum:-no result})"
+	else
+		echo "FAIL: churn: load (exit $ch_rc)"
+		sed 's/^/    /' /tmp/churn.out
+	fi
+	# "walks/s, reliable share, compared, disagree, ..." from the counters
+	if awk '
+		$1 == "unreliable" { if ($2 > 0) { why = why sep $2 " " substr($0, index($0, $3)); sep = ", " } next }
+		$1 == "unreliable_at" { if (nat++ < 3) at = at asep $3 " (" $2 ")"; asep = ", "; next }
+		{ v[$1] = $2 }
+		END {
+			s = v["seconds"] > 0 ? v["seconds"] : 1
+			w = v["walks"]
+			printf "reliable walks of every task: %d walks (%.0f/s), %.1f%% reliable (%d across kernel exception frames), ", \
+				w, w / s, w ? 100 * v["reliable"] / w : 0, v["reliable_kernel_regs"]
+			printf "%d compared with the arch unwinder: %d agree, %d disagree; ", \
+				v["compared"], v["agree"], v["disagree"]
+			printf "own stack %d of %d unreliable; %d running (not walked), %d exited", \
+				v["self_failed"], v["self"], v["busy"], v["gone"]
+			if (v["ref_refused"] + v["ref_only"] > 0)
+				printf "; reliable for ours only %d, for ORC only %d", v["ref_refused"], v["ref_only"]
+			printf "; unreliable: %s", why == "" ? "none" : why
+			printf "%s\n", at == "" ? "" : ", at " at
+			exit !(w > 0 && v["compared"] > 0 && v["disagree"] == 0 && v["self_failed"] == 0)
+		}' /tmp/churn.k >/tmp/churn.line; then
+		echo "PASS: churn: $(cat /tmp/churn.line)"
+	else
+		echo "FAIL: churn: $(cat /tmp/churn.line)"
+		sed 's/^/    /' /tmp/churn.k
+		dmesg | sed -n '/smoke: churn: start/,$p' | grep 'sframe_churn' |
+			head -n 60 | sed 's/^/    /'
+	fi
+	read -r ch_mods ch_bad </tmp/churn.mods 2>/dev/null
+	if [ "${ch_mods:-0}" -gt 0 ] && [ "${ch_bad:-0}" = 0 ]; then
+		echo "PASS: churn: module loads and unloads meanwhile: $ch_mods"
+	else
+		echo "FAIL: churn: module loads and unloads meanwhile: ${ch_mods:-0}, ${ch_bad:-?} failed"
+		sort /tmp/churn.modfail 2>/dev/null | uniq -c | head -n 20 | sed 's/^/    /'
+	fi
+	dmesg | sed -n '/smoke: churn: start/,$p' >/tmp/churn.dmesg
+	if grep -E "Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|Call [Tt]race|Unable to handle kernel|general protection|soft lockup|hung task" \
+		/tmp/churn.dmesg >/tmp/churn.splat; then
+		echo "FAIL: churn: kernel log clean"
+		head -n 40 /tmp/churn.splat | sed 's/^/    /'
+	else
+		echo "PASS: churn: kernel log clean (no splat or lockup report)"
+	fi
+}
+
+if [ -z "$kunit_only" ] && [ -z "$tour" ] && want churn; then
+	churn_test
+fi
+
 # ---- user-space unwinding for perf: defined here, not called yet ----------
 # perf_callchain_user() with SFrame (qemu/user/README.md). /usr/test/ holds
 # the sampler built four ways; each run forks its workload, samples it with
@@ -156,6 +270,57 @@ user_unwind_tests() {
 }
 
 
+# ---- the first samples of a process: defined here, not called yet ---------
+# A short-lived process (chain-sframe-static -x: each run execs the chain
+# for 30 ms, sampled from its execve() on, every 250 us of CPU time) loses
+# the chains of its first samples if its .sframe pages are not mapped yet:
+# perf samples where no page fault can be taken.  Run once with
+# sframe.user_prefault=0 (the pages are only faulted in after a sample
+# failed: the "before") and once with prefaulting at mmap and fork (the
+# default): then the first checked sample of every run must be complete,
+# >= 95% of all complete, 0 wrong.  The pages faulted in per run are the
+# memory it costs (debugfs sframe/user).
+user_first_samples() {
+	fs_param=/sys/module/sframe/parameters/user_prefault
+	fs_stats=/sys/kernel/debug/sframe/user
+	grep -q " /sys/kernel/debug debugfs " /proc/mounts ||
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	if [ ! -w $fs_param ] || [ ! -e $fs_stats ]; then
+		echo "FAIL: user first samples: $fs_param or $fs_stats missing"
+		return
+	fi
+	for fs_pf in 0 1; do
+		echo $fs_pf >$fs_param
+		echo 0 >$fs_stats
+		/usr/test/chain-sframe-static -x 30 -p 250 -n "${USER_FIRST_SAMPLES:-600}" \
+			-T 120 -q $([ $fs_pf = 1 ] && echo -e) >/tmp/user-first.out 2>&1
+		fs_rc=$?
+		fs_sum=$(sed -n 's/^sampler: chain-sframe-static: \([0-9]* samples.*\)/\1/p' /tmp/user-first.out)
+		fs_first=$(sed -n 's/^sampler: chain-sframe-static: short-lived: //p' /tmp/user-first.out)
+		fs_mem=$(awk '$1 == "prefault_requests" { p = $2 } $1 == "lazy_fault_requests" { l = $2 }
+			      $1 == "fault_in_pages" { g = $2 }
+			      END { printf "%d requests at mmap/fork, %d after a failed sample, %d pages faulted in", p, l, g }' $fs_stats)
+		fs_runs=$(echo "$fs_first" | sed -n 's/^\([0-9]*\) runs.*/\1/p')
+		fs_pages=$(awk '$1 == "fault_in_pages" { print $2 }' $fs_stats)
+		[ -n "$fs_runs" ] && [ "$fs_runs" -gt 0 ] &&
+			fs_mem="$fs_mem, $((fs_pages / fs_runs)) per run"
+		if [ $fs_pf = 0 ]; then
+			echo "PASS: user first samples: without prefaulting (numbers only): ${fs_first:-no result}; ${fs_sum:-no result}; $fs_mem"
+			continue
+		fi
+		fs_all=$(echo "$fs_first" | sed -n 's/.*complete in \([0-9]*\) of \([0-9]*\) runs.*/\1 \2/p')
+		if [ "$fs_rc" = 0 ] && [ -n "$fs_all" ] &&
+		   [ "${fs_all% *}" = "${fs_all#* }" ]; then
+			fs_v=PASS
+		else
+			fs_v=FAIL
+		fi
+		echo "$fs_v: user first samples: prefaulted at mmap and fork: every run's first sample complete, >= 95% complete, 0 wrong (${fs_first:-no result}; ${fs_sum:-no result}; $fs_mem)"
+		[ $fs_v = PASS ] || sed 's/^/    /' /tmp/user-first.out
+	done
+	echo 1 >$fs_param
+}
+
 # ---- hostile input for the user unwinder: defined here, not called yet -----
 # /usr/test/sframe-hostile samples itself with perf while it forges its own
 # .sframe in place (header, FDEs, FREs, flips, truncation, flapping bytes,
@@ -166,7 +331,7 @@ user_unwind_tests() {
 user_hostile_tests() {
 	uh_out=/tmp/user-hostile.out
 	# dmesg after this marker is the run's
-	echo "smoke: user hostile: start" >/dev/kmsg 2>/dev/null
+	echo "<7>smoke: user hostile: start" >/dev/kmsg 2>/dev/null
 	if /usr/test/sframe-hostile -n "${USER_HOSTILE_VARIANTS:-1000}" -T 600 \
 		>$uh_out 2>&1; then
 		uh_v=PASS
@@ -245,6 +410,7 @@ if [ -z "$kunit_only" ] && want user && grep -q 'sframe_user_callchain' /proc/ka
 		USER_UNWIND_BENCH_SAMPLES=500 user_unwind_bench
 	else
 		user_unwind_tests
+		user_first_samples
 		user_hostile_tests
 		user_unwind_bench
 	fi

@@ -12,6 +12,8 @@
 #                        outside the text segment (-z separate-code): forges
 #                        its own .sframe and stack under perf (hostile.c,
 #                        with the SFrame core lib/sframe/sframe.c)
+#   churn                -O2 -fomit-frame-pointer, SFrame, static, threads:
+#                        the load of the churn test (churn.c)
 # and sysroot/: the dynamic loader and the libraries the dynamic build
 # needs, at the paths the target looks for them (for the initramfs).
 # Checks that the SFrame builds have a PT_GNU_SFRAME segment and the
@@ -62,8 +64,9 @@ cmds=(
 "$CC $CFLAGS $OMIT -static -o chain-nosframe $SRCS $LIB"
 "$CC $CFLAGS $FP -static -o chain-fp $SRCS $LIB"
 "$CC $CFLAGS $OMIT $SFRAME -static $SEPCODE -I$ROOT/include -o sframe-hostile $SRC/hostile.c $SRC/perfring.c $ROOT/lib/sframe/sframe.c"
+"$CC $CFLAGS $OMIT $SFRAME -static -pthread -o churn $SRC/churn.c $SRC/perfring.c"
 )
-outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp sframe-hostile"
+outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp sframe-hostile churn"
 
 # rebuilt when a command line, a source, this script, the compiler or the
 # C library changes
@@ -95,7 +98,7 @@ for f in $outs; do
 	readelf -h "$f" | grep -q "Machine: *$MACHINE" ||
 		{ echo "[user $A] $f: not built for $MACHINE" >&2; exit 1; }
 	case $f in
-	chain-sframe-*|libchain.so|sframe-hostile) want=1 ;;
+	chain-sframe-*|libchain.so|sframe-hostile|churn) want=1 ;;
 	*) want=0 ;;
 	esac
 	have=$(readelf -lW "$f" | grep -c '^ *GNU_SFRAME ' || true)

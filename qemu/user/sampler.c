@@ -28,6 +28,14 @@
  * counted but not checked. A return address must also follow a call
  * instruction.
  *
+ * -x MS samples short-lived processes instead: each child execs this
+ * program again to run the chain for MS milliseconds (-R MS), sampled from
+ * its execve() on (enable_on_exec), until enough samples are checked; the
+ * summary adds how many runs had their first checked sample complete.
+ * This is what a process's first samples look like before its .sframe
+ * pages are mapped (a static, non-PIE build: the exec'd image has the
+ * parent's addresses).
+ *
  * -s fp|eh samples in-process with SIGPROF instead of perf (a frame-pointer
  * walk, or backtrace() over .eh_frame) to test the checker without perf;
  * -r SECONDS only runs the workload. See qemu/user/README.md.
@@ -622,6 +630,8 @@ static void print_chain(const char *what, const uint64_t *ips, uint64_t nr,
 	printf("\n%s:     %s\n", prog, why);
 }
 
+static void stop_chain(int sig);
+
 /* ---- perf ring buffer (perfring.c) ---------------------------------------- */
 
 struct sample_ctx {
@@ -629,6 +639,9 @@ struct sample_ctx {
 	pid_t child;
 	unsigned long limit;		/* checked samples wanted */
 	bool verbose, quiet, fp_mode;
+	/* -x: runs, and whether each one's first checked sample was complete */
+	bool first_pending;
+	unsigned long runs, first_checked, first_complete;
 };
 
 static unsigned long checked_samples(const struct stats *st)
@@ -647,6 +660,11 @@ static void account(struct sample_ctx *ctx, const uint64_t *ips, uint64_t nr, ui
 		return;
 	v = check_chain(ips, nr, ip, ctx->fp_mode, &ctx->st, why, sizeof(why));
 	ctx->st.n[v]++;
+	if (ctx->first_pending && v != OTHER) {
+		ctx->first_pending = false;
+		ctx->first_checked++;
+		ctx->first_complete += v == COMPLETE;
+	}
 	if (ctx->verbose || (!ctx->quiet && (v == WRONG || v == SHORT) &&
 			     ctx->st.reported[v]++ < MAX_REPORT))
 		print_chain(what[v], ips, nr, why[0] ? why : "ok");
@@ -718,6 +736,7 @@ static void ring_drain(struct perf_ring *r, struct sample_ctx *ctx)
 
 struct options {
 	unsigned long nsamples, period_us, timeout, run_only, ring_pages;
+	unsigned long exec_ms;		/* -x: short-lived exec'd runs */
 	bool expect_complete, expect_right;
 	const char *self_test;		/* -s fp|eh */
 	double threshold;
@@ -825,6 +844,110 @@ out_child:
 		waitpid(child, NULL, 0);
 	}
 	return ret;
+}
+
+/*
+ * -x MS: short-lived processes.  Each run forks a child that waits for the
+ * event, then execs this program with -R MS; the event (enable_on_exec)
+ * counts from the execve() on.  Runs until enough samples are checked.
+ * Returns like run_perf().
+ */
+static int run_exec(const struct options *opt, struct sample_ctx *ctx,
+		    const char *self)
+{
+	struct perf_event_attr attr;
+	struct perf_ring ring;
+	char ms[32];
+	int fd, go[2], status, ret = 0;
+	pid_t child;
+	double t0 = now();
+	bool done;
+
+	snprintf(ms, sizeof(ms), "%lu", opt->exec_ms);
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.sample_period = opt->period_us * 1000;
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.exclude_callchain_kernel = 1;
+	attr.disabled = 1;
+	attr.enable_on_exec = 1;
+	attr.wakeup_events = 4;
+	while (checked_samples(&ctx->st) < opt->nsamples) {
+		if (now() - t0 > opt->timeout) {
+			printf("%s: timeout after %lus\n", prog, opt->timeout);
+			return 1;
+		}
+		if (pipe2(go, O_CLOEXEC)) {
+			perror("pipe2");
+			return 2;
+		}
+		child = fork();
+		if (child < 0) {
+			perror("fork");
+			return 2;
+		}
+		if (child == 0) {
+			char c;
+
+			close(go[1]);
+			if (read(go[0], &c, 1) != 1)
+				_exit(1);
+			execl(self, prog, "-R", ms, (char *)NULL);
+			_exit(127);
+		}
+		close(go[0]);
+		fd = syscall(SYS_perf_event_open, &attr, child, -1, -1,
+			     PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 || perf_ring_map(&ring, fd, opt->ring_pages)) {
+			fprintf(stderr, "%s: perf_event_open: %s\n", prog, strerror(errno));
+			kill(child, SIGKILL);
+			waitpid(child, NULL, 0);
+			return 2;
+		}
+		ctx->child = child;
+		ctx->first_pending = true;
+		ctx->runs++;
+		if (write(go[1], "g", 1) != 1)
+			ret = 1;
+		close(go[1]);
+		for (done = false; !done;) {
+			struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+			if (waitpid(child, &status, WNOHANG) == child) {
+				if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+					printf("%s: run %lu died (status %#x)\n",
+					       prog, ctx->runs, status);
+					ret = 1;
+				}
+				done = true;
+			} else if (poll(&pfd, 1, 5) < 0 && errno != EINTR) {
+				perror("poll");
+				ret = 1;
+			}
+			ring_drain(&ring, ctx);
+		}
+		perf_ring_unmap(&ring);
+		close(fd);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* -R MS (the child of -x): the chain for MS milliseconds, nothing else. */
+static int run_short(const char *arg)
+{
+	unsigned long ms = strtoul(arg, NULL, 0);
+	struct itimerval it = { { 0, 0 }, { ms / 1000, (ms % 1000) * 1000 } };
+
+	signal(SIGALRM, stop_chain);
+	setitimer(ITIMER_REAL, &it, NULL);
+	chain_sink = w_outer();
+	return 0;
 }
 
 /* ---- self-test: SIGPROF and a frame-pointer walk, no perf ---------------- */
@@ -1042,6 +1165,10 @@ static int summary(const struct options *opt, const struct sample_ctx *ctx)
 		       st->blind, st->n[OTHER], st->lost);
 		printf("throttled %lu\n", st->throttled);
 	}
+	if (opt->exec_ms)
+		printf("sampler: %s: short-lived: %lu runs of %lu ms, first checked sample complete in %lu of %lu runs\n",
+		       prog, ctx->runs, opt->exec_ms, ctx->first_complete,
+		       ctx->first_checked);
 	if (opt->expect_complete && (pct < opt->threshold || st->n[WRONG])) {
 		printf("sampler: %s: FAIL: expected >= %.1f%% complete and 0 wrong\n",
 		       prog, opt->threshold);
@@ -1064,6 +1191,7 @@ static void usage(void)
 		"usage: %s [-n SAMPLES] [-p PERIOD_US] [-e [-t PERCENT]] [-f] [-w] [-q|-v]\n"
 		"          [-T SECONDS] [-b PAGES] [-s fp|eh]\n"
 		"       %s -r SECONDS       (run the workload only, no sampling)\n"
+		"       %s -x MS [options]  (sample short-lived runs of MS ms, exec'd)\n"
 		"  -n  checked samples to take (default 2000)\n"
 		"  -p  mean sample period in microseconds of CPU time, varied +-50%% (default 1000)\n"
 		"  -e  exit 1 unless >= PERCENT (-t, default 95) complete and 0 wrong\n"
@@ -1076,7 +1204,7 @@ static void usage(void)
 		"  -b  data pages of the ring buffer, a power of 2 (default 64)\n"
 		"  -s  self-test without perf, in-process: SIGPROF and a frame-pointer walk\n"
 		"      (fp) or the C library's backtrace() (eh: .eh_frame)\n",
-		prog, prog);
+		prog, prog, prog);
 	exit(2);
 }
 
@@ -1091,7 +1219,10 @@ int main(int argc, char **argv)
 	int c, ret;
 
 	prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-	while ((c = getopt(argc, argv, "b:n:p:t:T:efwqvr:s:")) != -1) {
+	/* the short-lived child of -x: straight to the chain */
+	if (argc == 3 && !strcmp(argv[1], "-R"))
+		return run_short(argv[2]);
+	while ((c = getopt(argc, argv, "b:n:p:t:T:efwqvr:s:x:")) != -1) {
 		switch (c) {
 		case 'b':
 			opt.ring_pages = strtoul(optarg, NULL, 0);
@@ -1129,6 +1260,9 @@ int main(int argc, char **argv)
 		case 's':
 			opt.self_test = optarg;
 			break;
+		case 'x':
+			opt.exec_ms = strtoul(optarg, NULL, 0);
+			break;
 		default:
 			usage();
 		}
@@ -1152,7 +1286,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	/* main calls w_outer itself: main is the chain's first function */
-	if (opt.self_test) {
+	if (opt.exec_ms) {
+		ret = run_exec(&opt, &ctx, "/proc/self/exe");
+		if (ret == 2)
+			return 2;
+	} else if (opt.self_test) {
 		ret = self_start(&opt);
 		if (ret)
 			return ret;

@@ -14,6 +14,7 @@
 #include <sframe/format.h>		/* PT_GNU_SFRAME */
 
 struct mm_struct;
+struct task_struct;
 struct vm_area_struct;
 struct perf_callchain_entry_ctx;
 struct pt_regs;
@@ -43,6 +44,7 @@ void sframe_user_munmap(struct mm_struct *mm, unsigned long start,
 void sframe_user_mprotect(struct mm_struct *mm, unsigned long start,
 			  unsigned long end);
 void sframe_user_dup(struct mm_struct *mm, struct mm_struct *oldmm);
+void sframe_user_fork(struct task_struct *p, u64 clone_flags);
 void sframe_user_mm_free(struct mm_struct *mm);
 bool sframe_user_callchain(struct perf_callchain_entry_ctx *entry,
 			   struct pt_regs *regs);
@@ -57,6 +59,8 @@ static inline void sframe_user_mprotect(struct mm_struct *mm,
 					unsigned long end) { }
 static inline void sframe_user_dup(struct mm_struct *mm,
 				   struct mm_struct *oldmm) { }
+static inline void sframe_user_fork(struct task_struct *p,
+				    u64 clone_flags) { }
 static inline void sframe_user_mm_free(struct mm_struct *mm) { }
 static inline bool sframe_user_callchain(struct perf_callchain_entry_ctx *entry,
 					 struct pt_regs *regs)
