@@ -5,6 +5,8 @@
  *
  *   insmod sframe_churn.ko [threads=N]    start N walker kthreads
  *   cat /sys/kernel/debug/sframe/churn    counters so far
+ *   echo stop >/sys/kernel/debug/sframe/churn   stop the walkers (the
+ *                                         counters then stay as they are)
  *   rmmod sframe_churn                    stop them, print a summary
  *
  * Each walker kthread takes every thread of the system in turn, pins it
@@ -38,6 +40,7 @@
 #include <linux/debugfs.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/ptrace.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
@@ -326,9 +329,31 @@ out:
 	return 0;
 }
 
+static struct task_struct *churn_threads[CHURN_MAX_THREADS];
+static unsigned int churn_nr_threads;
+static DEFINE_MUTEX(churn_stop_lock);
+static u64 churn_stop_ns;
+
+/* Stop the walkers, once (a write to the debugfs file, or the module exit). */
+static void churn_stop(void)
+{
+	unsigned int i;
+
+	mutex_lock(&churn_stop_lock);
+	for (i = 0; i < churn_nr_threads; i++) {
+		kthread_stop(churn_threads[i]);
+		put_task_struct(churn_threads[i]);
+	}
+	if (churn_nr_threads)
+		churn_stop_ns = local_clock();
+	churn_nr_threads = 0;
+	mutex_unlock(&churn_stop_lock);
+}
+
 static int churn_show(struct seq_file *m, void *v)
 {
-	u64 secs = div_u64(local_clock() - churn_start_ns, NSEC_PER_SEC);
+	u64 end = READ_ONCE(churn_stop_ns) ?: local_clock();
+	u64 secs = div_u64(end - churn_start_ns, NSEC_PER_SEC);
 	int i;
 
 	seq_printf(m, "seconds %llu\n", secs);
@@ -347,10 +372,28 @@ static int churn_show(struct seq_file *m, void *v)
 	spin_unlock(&churn_pcs_lock);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(churn);
 
-static struct task_struct *churn_threads[CHURN_MAX_THREADS];
-static unsigned int churn_nr_threads;
+static int churn_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, churn_show, NULL);
+}
+
+static ssize_t churn_write(struct file *file, const char __user *buf,
+			   size_t len, loff_t *ppos)
+{
+	churn_stop();
+	return len;
+}
+
+static const struct file_operations churn_fops = {
+	.owner = THIS_MODULE,
+	.open = churn_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = churn_write,
+};
+
 static struct dentry *churn_file;
 
 static int __init churn_init(void)
@@ -360,7 +403,7 @@ static int __init churn_init(void)
 
 	nr = min_t(unsigned int, nr, CHURN_MAX_THREADS);
 	churn_start_ns = local_clock();
-	churn_file = debugfs_create_file("churn", 0400, sframe_debugfs_dir(),
+	churn_file = debugfs_create_file("churn", 0600, sframe_debugfs_dir(),
 					 NULL, &churn_fops);
 	for (i = 0; i < nr; i++) {
 		t = kthread_run(churn_thread, NULL, "sfchurn/%u", i);
@@ -380,13 +423,8 @@ static int __init churn_init(void)
 
 static void __exit churn_exit(void)
 {
-	unsigned int i;
-
-	for (i = 0; i < churn_nr_threads; i++) {
-		kthread_stop(churn_threads[i]);
-		put_task_struct(churn_threads[i]);
-	}
 	debugfs_remove(churn_file);
+	churn_stop();
 	pr_info("%lld walks, %lld reliable, %lld compared with %s: %lld agree, %lld disagree; own stack %lld of %lld unreliable\n",
 		atomic64_read(&churn_count[CHURN_WALKS]),
 		atomic64_read(&churn_count[CHURN_RELIABLE]),

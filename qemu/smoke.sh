@@ -177,6 +177,7 @@ churn_test() {
 	ch_rc=$?
 	touch /tmp/churn.stop
 	wait $ch_loop
+	echo stop >/sys/kernel/debug/sframe/churn
 	cat /sys/kernel/debug/sframe/churn >/tmp/churn.k
 	rmmod sframe_churn
 	ch_sum=$(sed -n 's/^churn: //p' /tmp/churn.out)
@@ -272,7 +273,7 @@ user_unwind_tests() {
 
 # ---- the first samples of a process: defined here, not called yet ---------
 # A short-lived process (chain-sframe-static -x: each run execs the chain
-# for 30 ms, sampled from its execve() on, every 250 us of CPU time) loses
+# for 20 ms, sampled from its execve() on, every 250 us of CPU time) loses
 # the chains of its first samples if its .sframe pages are not mapped yet:
 # perf samples where no page fault can be taken.  Run once with
 # sframe.user_prefault=0 (the pages are only faulted in after a sample
@@ -292,7 +293,7 @@ user_first_samples() {
 	for fs_pf in 0 1; do
 		echo $fs_pf >$fs_param
 		echo 0 >$fs_stats
-		/usr/test/chain-sframe-static -x 30 -p 250 -n "${USER_FIRST_SAMPLES:-600}" \
+		/usr/test/chain-sframe-static -x 20 -p 250 -n "${USER_FIRST_SAMPLES:-600}" \
 			-T 120 -q $([ $fs_pf = 1 ] && echo -e) >/tmp/user-first.out 2>&1
 		fs_rc=$?
 		fs_sum=$(sed -n 's/^sampler: chain-sframe-static: \([0-9]* samples.*\)/\1/p' /tmp/user-first.out)

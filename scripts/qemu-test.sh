@@ -16,13 +16,22 @@ A=$1
 name=$A${VARIANT:+-$VARIANT}
 log=$LOGS/qemu-$name.log
 res=$RESULTS/qemu-$name.txt
+# The churn test's length (qemu/smoke.sh): 60 s, under DEEP=1 180 s (120 s
+# on the KASAN kernels, whose other tests take longer); CHURN_SECONDS=N.
+if [ -n "${CHURN_SECONDS:-}" ]; then
+	churn=$CHURN_SECONDS
+elif [ -n "${DEEP:-}" ]; then
+	churn=$([ -n "${VARIANT:-}" ] && echo 120 || echo 180)
+else
+	churn=60
+fi
 # The user-space tests take about a minute under TCG, much more under KASAN.
-timeout=${TIMEOUT:-$([ -n "${VARIANT:-}" ] && echo 900 || echo 400)}
+timeout=${TIMEOUT:-$(( $([ -n "${VARIANT:-}" ] && echo 900 || echo 400) + churn ))}
 # rdshell: /init starts a shell (only when we have a terminal)
 [ -n "${INTERACTIVE:-}" ] && [ -t 0 ] && shell=rdshell || shell=
 "$ROOT/scripts/initramfs.sh" "$A"
 qemu_cmd "$A" "$ROOT/build/initramfs-$name.cpio.gz" \
-	"panic=-1 kunit.enable=0 $shell ${QEMU_APPEND:-}"
+	"panic=-1 kunit.enable=0 sframe_churn_seconds=$churn $shell ${QEMU_APPEND:-}"
 
 if [ -n "${INTERACTIVE:-}" ]; then
 	echo "[qemu $name] interactive boot (log: ${log#"$ROOT"/}; Ctrl-A X quits)"
