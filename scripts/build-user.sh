@@ -57,6 +57,9 @@ SRCS="$SRC/sampler.c $SRC/perfring.c $SRC/chain.c $ROOT/tools/elf.c"
 LIB="$SRC/chainlib.c"
 # the plain workload for the perf tool
 WSRCS="$SRC/workload.c $SRC/chain.c"
+# ld writes no .eh_frame_hdr into a static executable unless asked: perf's
+# --call-graph dwarf unwinder (libunwind) finds no unwind table without it
+EHHDR="-Wl,--eh-frame-hdr"
 # aarch64 ld puts .rodata/.eh_frame/.sframe in the text segment unless told
 # otherwise; sframe-hostile mprotects its .sframe pages writable, which must
 # not touch the text mapping (the kernel drops an mm's SFrame record then)
@@ -69,9 +72,9 @@ cmds=(
 "$CC $CFLAGS $OMIT $SFRAME -o chain-sframe-dyn $SRCS -L. -lchain -Wl,-rpath,'\$ORIGIN'"
 "$CC $CFLAGS $OMIT -static -o chain-nosframe $SRCS $LIB"
 "$CC $CFLAGS $FP -static -o chain-fp $SRCS $LIB"
-"$CC $CFLAGS $OMIT $SFRAME -static -o chain-work-static $WSRCS $LIB"
+"$CC $CFLAGS $OMIT $SFRAME -static $EHHDR -o chain-work-static $WSRCS $LIB"
 "$CC $CFLAGS $OMIT $SFRAME -o chain-work-dyn $WSRCS -L. -lchain -Wl,-rpath,'\$ORIGIN'"
-"$CC $CFLAGS $OMIT $SFRAME -pthread -DWORK_THREADS=4 -static -o chain-work-threads $WSRCS $LIB"
+"$CC $CFLAGS $OMIT $SFRAME -pthread -DWORK_THREADS=4 -static $EHHDR -o chain-work-threads $WSRCS $LIB"
 "$CC $CFLAGS $OMIT $SFRAME -static $SEPCODE -I$ROOT/include -o sframe-hostile $SRC/hostile.c $SRC/perfring.c $ROOT/lib/sframe/sframe.c"
 )
 outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp
@@ -154,4 +157,4 @@ while [ ${#todo[@]} -gt 0 ]; do
 done
 
 echo "$stamp" >"$OUTU/.stamp"
-echo "[user $A] build/user-$A: $(echo $outs), sysroot: $(cd sysroot && find . -type f | sed 's|^\.||' | tr '\n' ' ')"
+echo "[user $A] build/user-$A: $(tr -s ' \n' ' ' <<<"$outs"), sysroot: $(cd sysroot && find . -type f | sed 's|^\.||' | tr '\n' ' ')"

@@ -10,12 +10,17 @@
  * With -j 0 (the default unless built with -DWORK_THREADS=N) main runs
  * w_outer itself; otherwise main only waits and each thread's chain starts
  * at w_thread, the thread's start function. SIGALRM after -t seconds (wall
- * clock) sets chain_stop; every w_outer loop then returns.
+ * clock) sets chain_stop; every w_outer loop then returns. At exit it
+ * prints its own CPU time (all threads) on stderr, for the perf tests'
+ * overhead figures:
+ *
+ *   chain-work: 4 threads, 3.00 s, cpu user 5.812 s sys 0.190 s
  */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -29,6 +34,22 @@ static void on_alarm(int sig)
 {
 	(void)sig;
 	chain_stop = 1;
+}
+
+static double tv_secs(const struct timeval *tv)
+{
+	return tv->tv_sec + tv->tv_usec / 1e6;
+}
+
+static int report(int nthreads, double secs)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 1;
+	fprintf(stderr, "chain-work: %d threads, %.2f s, cpu user %.3f s sys %.3f s\n",
+		nthreads, secs, tv_secs(&ru.ru_utime), tv_secs(&ru.ru_stime));
+	return 0;
 }
 
 /* A thread's start function: the root of its chain. */
@@ -78,7 +99,7 @@ int main(int argc, char **argv)
 	if (!nthreads) {
 		chain_sink = w_outer();
 		NO_TAIL();
-		return 0;
+		return report(nthreads, secs);
 	}
 	tids = calloc(nthreads, sizeof(*tids));
 	if (!tids)
@@ -92,5 +113,5 @@ int main(int argc, char **argv)
 	for (i = 0; i < nthreads; i++)
 		pthread_join(tids[i], NULL);
 	free(tids);
-	return 0;
+	return report(nthreads, secs);
 }
