@@ -15,8 +15,9 @@
 #
 # Output, one line:
 #   samples N checked C complete K short S wrong W threads T
-# then up to 3 short and 3 wrong samples, each line prefixed "short: " or
-# "wrong: ". busybox awk: POSIX only.
+# then up to 3 short and 3 wrong samples, e.g.
+#   short: tid 95 sample #1 of the thread: w_b
+# (#1: the thread's first sample). busybox awk: POSIX only.
 
 BEGIN {
 	if (root == "")
@@ -32,6 +33,7 @@ function judge(	leaf, k, i, want, verdict) {
 	leaf = sym[1]
 	sub(/@plt$/, "", leaf)
 	k = (leaf in pos) ? pos[leaf] : 0
+	nth[tid]++
 	if (k < 2)
 		return
 	checked++
@@ -54,7 +56,7 @@ function judge(	leaf, k, i, want, verdict) {
 	cnt[verdict]++
 	if (verdict != "complete" && shown[verdict] < 3) {
 		shown[verdict]++
-		ex = ex verdict ": tid " tid ":"
+		ex = ex verdict ": tid " tid " sample #" nth[tid] " of the thread:"
 		for (i = 1; i <= n; i++)
 			ex = ex " " sym[i]
 		ex = ex "\n"

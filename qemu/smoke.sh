@@ -318,10 +318,13 @@ perf_tool_tests() {
 			# shellcheck disable=SC2046 # six name-value pairs
 			set -- $(sed -n 1p /tmp/perf-chains.out)
 			pt_n=$2 pt_chk=$4 pt_ok=$6 pt_short=$8 pt_wrong=${10} pt_thr=${12}
-			pt_pct=$(awk -v k="$pt_ok" -v c="$pt_chk" 'BEGIN { if (c > 0) printf "%.1f", 100 * k / c; else print 0 }')
+			# (rounded down: 99.97% is 99.9%, not 100.0%)
+			pt_pct=$(awk -v k="$pt_ok" -v c="$pt_chk" 'BEGIN { if (c > 0) printf "%.1f", int(1000 * k / c) / 10; else print 0 }')
 			pt_bytes=$(wc -c <$pt_data 2>/dev/null || echo 0)
-			pt_lost=$(perf report -i $pt_data --stdio -g none --sort dso 2>/dev/null |
+			pt_lost=$(perf report -i $pt_data --stdio -g none --sort dso 2>/tmp/perf-lost.err |
 				  sed -n 's/^# Total Lost Samples: *\([0-9]*\).*/\1/p')
+			[ -n "$pt_lost" ] || { echo "perf report for the lost samples of $pt_data failed:"
+					      head -n 5 /tmp/perf-lost.err; } | sed 's/^/    /'
 			# the workload's own CPU time: "chain-work: ... cpu user U s sys S s"
 			pt_wcpu=$(sed -n 's/^chain-work: .* cpu user \([0-9.]*\) s sys \([0-9.]*\) s$/\1 \2/p' \
 				/tmp/perf-record.out)
