@@ -13,8 +13,14 @@
 # the chain ends early) or wrong (a frame is not the expected caller).
 # Other samples (the C library, the loader, the kernel) are counted only.
 #
+# A wrong sample that would be complete without its second frame counts
+# also as "extra": what perf 6.1 on arm64 makes of a complete chain when it
+# adds the leaf's caller from the sampled LR itself (-g records LR for
+# that). `perf script --show-lost-events` lines "TID PERF_RECORD_LOST lost
+# N" (and _SAMPLES) are summed.
+#
 # Output, one line:
-#   samples N checked C complete K short S wrong W threads T
+#   samples N checked C complete K short S wrong W threads T extra E lost L
 # then up to 3 short and 3 wrong samples, e.g.
 #   short: tid 95 sample #1 of the thread: w_b
 # (#1: the thread's first sample). busybox awk: POSIX only.
@@ -54,6 +60,13 @@ function judge(	leaf, k, i, want, verdict) {
 		}
 	}
 	cnt[verdict]++
+	if (verdict == "wrong" && n >= 3) {
+		for (i = 2; i <= k && i < n; i++)
+			if (sym[i + 1] != chain[k - i + 1])
+				break
+		if (i > k)
+			extra++
+	}
 	if (verdict != "complete" && shown[verdict] < 3) {
 		shown[verdict]++
 		ex = ex verdict ": tid " tid " sample #" nth[tid] " of the thread:"
@@ -75,6 +88,11 @@ function flush() {
 	flush()
 	next
 }
+/PERF_RECORD_LOST/ {
+	flush()
+	lost += $NF
+	next
+}
 /^\t/ {
 	n++
 	sym[n] = $2
@@ -87,7 +105,7 @@ function flush() {
 
 END {
 	flush()
-	printf "samples %d checked %d complete %d short %d wrong %d threads %d\n",
-	       total, checked, cnt["complete"], cnt["short"], cnt["wrong"], nthreads
+	printf "samples %d checked %d complete %d short %d wrong %d threads %d extra %d lost %d\n",
+	       total, checked, cnt["complete"], cnt["short"], cnt["wrong"], nthreads, extra, lost
 	printf "%s", ex
 }
