@@ -157,4 +157,4 @@ while [ ${#todo[@]} -gt 0 ]; do
 done
 
 echo "$stamp" >"$OUTU/.stamp"
-echo "[user $A] build/user-$A: $(tr -s ' \n' ' ' <<<"$outs"), sysroot: $(cd sysroot && find . -type f | sed 's|^\.||' | tr '\n' ' ')"
+echo "[user $A] build/user-$A: $(echo "$outs" | tr -s ' \n' ' ' | sed 's/ $//'), sysroot: $(cd sysroot && find . -type f | sed 's|^\.||' | tr '\n' ' ')"
