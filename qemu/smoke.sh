@@ -23,8 +23,8 @@ grep -q 'kunit.filter_glob' /proc/cmdline && kunit_only=1
 tour=
 grep -qw sframe_tour /proc/cmdline && tour=1
 # sframe_only=a,b (QEMU_APPEND of scripts/qemu-test.sh): only these parts
-# (modules, livepatch, selftests, klp-bench, demo, churn, user, plus those the
-# parts below name), for working on one of them.
+# (modules, livepatch, selftests, klp-bench, demo, churn, user, perf, plus
+# those the parts below name), for working on one of them.
 only=$(sed -n 's/.*sframe_only=\([^ ]*\).*/\1/p' /proc/cmdline)
 want() {
 	[ -z "$only" ] && return 0
@@ -401,6 +401,173 @@ user_unwind_bench() {
 	}'
 }
 
+# ---- Debian's perf tool on the SFrame-built workloads -----------------------
+# /usr/bin/perf (Debian's linux-perf) records /usr/test/chain-work-* (the
+# chain as a plain program: static, dynamic with libchain.so, 4 threads)
+# with kernel-side callchains (perf_callchain_user() walks the user stack
+# with SFrame) and `perf script` shows every chain; /perf-chains.awk checks
+# each sample whose leaf is a chain function against the whole expected
+# caller sequence up to main (w_thread for the threads). PASS at >= 95%
+# complete and 0 wrong (the threads: all 4 seen); short and wrong samples
+# are listed either way (the first samples of a process whose .sframe is
+# not resident yet come out short). `perf report --stdio -g caller` must
+# show the chain too.
+#   x86_64: perf record -g.
+#   arm64: perf record -e cpu-clock/call-graph=fp/, the same callchains as
+#     -g without the user LR that -g samples on arm64: from it perf 6.1's
+#     report side adds the leaf's caller again (tools/perf/util/
+#     arm64-frame-pointer-unwind-support.c, for frame-pointer walks that
+#     miss it), off by one from the kernel's entry or a stale LR. A plain
+#     -g run of the static workload shows that (numbers only: "extra" are
+#     complete chains with perf's frame added).
+# The same workload recorded with --call-graph dwarf (perf copies 8 KB of
+# stack per sample, perf script unwinds it with libunwind) gives the BENCH
+# line: samples, complete share, lost samples (PERF_RECORD_LOST), perf.data
+# bytes and CPU time per sample of perf record (perf itself: the workload's
+# own CPU time, which it prints, left out) and of perf script, and for
+# SFrame the kernel's own walk time (debugfs sframe/user).
+# PERF_TOOL_SECONDS: run time of each workload (default 2: about 2000
+# samples of one thread under TCG, 1 kHz).
+
+# pt_cpu: CPU seconds (user + sys) of this shell's finished children so far
+# (`times`, second line: 0m1.230000s 0m0.450000s); not in a subshell.
+pt_cpu() {
+	times >/tmp/perf-times
+	pt_c=$(awk 'NR == 2 { t = 0
+		for (i = 1; i <= 2; i++) { split($i, a, "m"); sub(/s$/, "", a[2]); t += a[1] * 60 + a[2] }
+		printf "%.3f", t }' /tmp/perf-times)
+}
+
+# pt_report DATA ROOT: perf report shows the chain ROOT -> ... -> w_leaf
+# under w_leaf's entry (callers first); the output in /tmp/perf-report.out
+pt_report() {
+	perf report -i "$1" --stdio --no-children --no-inline -g caller >/tmp/perf-report.out 2>&1 &&
+	awk -v want=" $2 w_outer w_a w_b w_c w_d w_leaf" '
+		/^ *[0-9.]+%/ { inleaf = ($NF == "w_leaf"); next }
+		inleaf && /[a-z_]/ { l = $0; sub(/^.*--/, "", l); gsub(/[|]/, " ", l)
+			split(l, f, " "); if (f[1] != "") seq = seq " " f[1] }
+		END { exit !index(seq " ", want " ") }' /tmp/perf-report.out
+}
+
+# pt_run BIN ROOT MODE: record /usr/test/BIN for $pt_secs with MODE (g:
+# -g, term: cpu-clock/call-graph=fp/, dwarf: --call-graph dwarf), run
+# perf script and the checker. Sets pt_n pt_chk pt_ok pt_short pt_wrong
+# pt_thr pt_extra pt_lost pt_pct pt_rc pt_src and pt_num (the numbers).
+pt_run() {
+	pt_data=/tmp/perf-$3.data
+	case $3 in
+	g)	set -- "$1" "$2" "$3" -e cpu-clock -g ;;
+	term)	set -- "$1" "$2" "$3" -e cpu-clock/call-graph=fp/ ;;
+	dwarf)	set -- "$1" "$2" "$3" -e cpu-clock --call-graph dwarf ;;
+	esac
+	pt_bin=$1 pt_root=$2 pt_mode=$3
+	shift 3
+	[ -w $pt_stats ] && echo 0 >$pt_stats
+	pt_cpu
+	pt_c0=$pt_c
+	perf record "$@" -F 1000 -N -o "$pt_data" -- \
+		/usr/test/"$pt_bin" -t "$pt_secs" >/tmp/perf-record.out 2>&1
+	pt_rc=$?
+	pt_cpu
+	pt_c1=$pt_c
+	pt_kns=
+	[ "$pt_mode" != dwarf ] && [ -r $pt_stats ] &&
+		pt_kns=$(awk '$1 == "samples" { s = $2 } $1 == "ns" { n = $2 }
+			      END { if (s > 0) printf "%.0f", n / s }' $pt_stats)
+	perf script -i "$pt_data" -F tid,ip,sym,dso --no-inline --show-lost-events \
+		>/tmp/perf-script.out 2>/tmp/perf-script.err
+	pt_src=$?
+	pt_cpu
+	pt_c2=$pt_c
+	awk -v root="$pt_root" -f /perf-chains.awk /tmp/perf-script.out >/tmp/perf-chains.out
+	# samples N checked C complete K short S wrong W threads T extra E lost L
+	# shellcheck disable=SC2046 # name-value pairs
+	set -- $(sed -n 1p /tmp/perf-chains.out)
+	pt_n=$2 pt_chk=$4 pt_ok=$6 pt_short=$8 pt_wrong=${10} pt_thr=${12} pt_extra=${14} pt_lost=${16}
+	# (rounded down: 99.97% is 99.9%, not 100.0%)
+	pt_pct=$(awk -v k="$pt_ok" -v c="$pt_chk" 'BEGIN { if (c > 0) printf "%.1f", int(1000 * k / c) / 10; else print 0 }')
+	pt_bytes=$(wc -c <"$pt_data" 2>/dev/null || echo 0)
+	# the workload's own CPU time: "chain-work: ... cpu user U s sys S s"
+	pt_wcpu=$(sed -n 's/^chain-work: .* cpu user \([0-9.]*\) s sys \([0-9.]*\) s$/\1 \2/p' \
+		/tmp/perf-record.out)
+	pt_num=$(awk -v n="$pt_n" -v pct="$pt_pct" -v lost="$pt_lost" -v b="$pt_bytes" \
+		-v c0="$pt_c0" -v c1="$pt_c1" -v c2="$pt_c2" -v w="$pt_wcpu" -v kns="$pt_kns" 'BEGIN {
+		split(w, wc, " ")
+		rec = c1 - c0 - wc[1] - wc[2]
+		printf "%d samples, %s%% complete, %s lost, %d B (%.0f B/sample), ", n, pct, lost, b, n ? b / n : 0
+		printf "record %.3f ms/sample (perf), script %.3f ms/sample", n ? 1000 * rec / n : 0, n ? 1000 * (c2 - c1) / n : 0
+		if (kns != "")
+			printf ", kernel SFrame walk %d ns/sample", kns
+	}')
+}
+
+# pt_show: the short and wrong samples, the failure's output, two complete
+# chains as perf script printed them
+pt_show() {
+	sed -n '2,$s/^/    /p' /tmp/perf-chains.out
+	# the kernel's counters of the run (debugfs), when a chain came out short
+	[ "${pt_short:-0}" = 0 ] || [ ! -r $pt_stats ] ||
+		echo "    kernel sframe/user counters: $(tr '\n' ' ' <$pt_stats)"
+	if [ "$1" = FAIL ]; then
+		echo "    perf record exit $pt_rc, perf script exit $pt_src"
+		tail -n 5 /tmp/perf-record.out /tmp/perf-script.err | sed 's/^/    /'
+	fi
+	awk 'BEGIN { RS = "" } $3 == "w_leaf" && n < 2 && /main|w_thread/ { n++; print }' \
+		/tmp/perf-script.out | head -n 24 | sed 's/^/    | /'
+}
+
+perf_tool_tests() {
+	export HOME=/tmp
+	pt_secs=${PERF_TOOL_SECONDS:-2}
+	pt_stats=/sys/kernel/debug/sframe/user
+	grep -q " /sys/kernel/debug debugfs " /proc/mounts ||
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	pt_fp=g
+	pt_fpname="perf record -g"
+	if [ "$(uname -m)" = aarch64 ]; then
+		pt_fp=term
+		pt_fpname="perf record -e cpu-clock/call-graph=fp/"
+	fi
+	for pt_case in chain-work-static:main chain-work-dyn:main chain-work-threads:w_thread; do
+		pt_b=${pt_case%%:*}
+		pt_r=${pt_case#*:}
+		if [ $pt_fp = term ] && [ "$pt_b" = chain-work-static ]; then
+			pt_run "$pt_b" "$pt_r" g
+			echo "BENCH: perf: $pt_b: arm64 plain perf record -g (perf adds the leaf's caller from LR): $pt_chk checked, $pt_pct% complete, $pt_wrong wrong of which $pt_extra complete but for perf's added second frame"
+			sed -n '2,$s/^/    /p' /tmp/perf-chains.out
+		fi
+		pt_run "$pt_b" "$pt_r" $pt_fp
+		pt_need=">= 95% complete, 0 wrong"
+		pt_thrs=
+		if [ "$pt_r" = w_thread ]; then
+			pt_need="$pt_need, 4 threads"
+			pt_thrs=" in $pt_thr threads"
+		fi
+		pt_v=FAIL
+		if [ "$pt_rc" = 0 ] && [ "$pt_src" = 0 ] && [ "${pt_chk:-0}" -gt 0 ] &&
+		   [ "$pt_wrong" = 0 ] && [ $((pt_ok * 100)) -ge $((pt_chk * 95)) ] &&
+		   { [ "$pt_r" != w_thread ] || [ "$pt_thr" = 4 ]; }; then
+			pt_v=PASS
+		fi
+		echo "$pt_v: perf: $pt_b: $pt_fpname: ${pt_n:-0} samples$pt_thrs, $pt_chk checked, $pt_pct% complete chains, ${pt_short:-?} short, ${pt_wrong:-?} wrong, $pt_lost lost ($pt_need)"
+		pt_show $pt_v
+		if pt_report /tmp/perf-$pt_fp.data "$pt_r"; then
+			pt_v=PASS
+		else
+			pt_v=FAIL
+		fi
+		echo "$pt_v: perf: $pt_b: perf report -g caller shows $pt_r -> w_outer -> w_a -> w_b -> w_c -> w_d -> w_leaf"
+		[ $pt_v = PASS ] || head -n 40 /tmp/perf-report.out | sed 's/^/    /'
+		pt_bench="SFrame ($pt_fpname) $pt_num"
+		rm -f /tmp/perf-*.data
+		# numbers only: perf's DWARF unwinding is not ours
+		pt_run "$pt_b" "$pt_r" dwarf
+		echo "BENCH: perf: $pt_b: $pt_bench; DWARF (--call-graph dwarf) $pt_num, $pt_wrong wrong"
+		sed -n '2,$s/^/    /p' /tmp/perf-chains.out
+		rm -f /tmp/perf-*.data
+	done
+}
+
 # perf user call chains from SFrame (CONFIG_SFRAME_USER_UNWIND): the
 # sampler on each build of the workload, hostile sections and stacks, and
 # the per-sample cost against frame pointers.
@@ -414,6 +581,17 @@ if [ -z "$kunit_only" ] && want user && grep -q 'sframe_user_callchain' /proc/ka
 		user_first_samples
 		user_hostile_tests
 		user_unwind_bench
+	fi
+fi
+
+# Debian's perf tool on the same chain: perf record -g / --call-graph dwarf,
+# perf script, perf report (perf_tool_tests above).
+if [ -z "$kunit_only" ] && [ -z "$tour" ] && want perf &&
+   grep -q 'sframe_user_callchain' /proc/kallsyms && [ -x /usr/test/chain-work-static ]; then
+	if [ -x /usr/bin/perf ]; then
+		perf_tool_tests
+	else
+		echo "FAIL: perf: /usr/bin/perf not in the initramfs"
 	fi
 fi
 

@@ -12,6 +12,12 @@
 #                        outside the text segment (-z separate-code): forges
 #                        its own .sframe and stack under perf (hostile.c,
 #                        with the SFrame core lib/sframe/sframe.c)
+#   chain-work-static    the chain as a plain program for the perf tool
+#                        (workload.c: no sampling, runs for -t seconds),
+#                        SFrame, static
+#   chain-work-dyn       the same, dynamic, with libchain.so
+#   chain-work-threads   the same with 4 threads (w_thread -> w_outer ...),
+#                        SFrame, static
 #   churn                -O2 -fomit-frame-pointer, SFrame, static, threads:
 #                        the load of the churn test (churn.c)
 # and sysroot/: the dynamic loader and the libraries the dynamic build
@@ -51,6 +57,11 @@ SFRAME="-Wa,--gsframe"
 # the sampler reads ELF symbol tables with the tools' ELF reader
 SRCS="$SRC/sampler.c $SRC/perfring.c $SRC/chain.c $ROOT/tools/elf.c"
 LIB="$SRC/chainlib.c"
+# the plain workload for the perf tool
+WSRCS="$SRC/workload.c $SRC/chain.c"
+# ld writes no .eh_frame_hdr into a static executable unless asked: perf's
+# --call-graph dwarf unwinder (libunwind) finds no unwind table without it
+EHHDR="-Wl,--eh-frame-hdr"
 # aarch64 ld puts .rodata/.eh_frame/.sframe in the text segment unless told
 # otherwise; sframe-hostile mprotects its .sframe pages writable, which must
 # not touch the text mapping (the kernel drops an mm's SFrame record then)
@@ -63,10 +74,14 @@ cmds=(
 "$CC $CFLAGS $OMIT $SFRAME -o chain-sframe-dyn $SRCS -L. -lchain -Wl,-rpath,'\$ORIGIN'"
 "$CC $CFLAGS $OMIT -static -o chain-nosframe $SRCS $LIB"
 "$CC $CFLAGS $FP -static -o chain-fp $SRCS $LIB"
+"$CC $CFLAGS $OMIT $SFRAME -static $EHHDR -o chain-work-static $WSRCS $LIB"
+"$CC $CFLAGS $OMIT $SFRAME -o chain-work-dyn $WSRCS -L. -lchain -Wl,-rpath,'\$ORIGIN'"
+"$CC $CFLAGS $OMIT $SFRAME -pthread -DWORK_THREADS=4 -static $EHHDR -o chain-work-threads $WSRCS $LIB"
 "$CC $CFLAGS $OMIT $SFRAME -static $SEPCODE -I$ROOT/include -o sframe-hostile $SRC/hostile.c $SRC/perfring.c $ROOT/lib/sframe/sframe.c"
 "$CC $CFLAGS $OMIT $SFRAME -static -pthread -o churn $SRC/churn.c $SRC/perfring.c"
 )
-outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp sframe-hostile churn"
+outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp
+      chain-work-static chain-work-dyn chain-work-threads sframe-hostile churn"
 
 # rebuilt when a command line, a source, this script, the compiler or the
 # C library changes
@@ -98,7 +113,7 @@ for f in $outs; do
 	readelf -h "$f" | grep -q "Machine: *$MACHINE" ||
 		{ echo "[user $A] $f: not built for $MACHINE" >&2; exit 1; }
 	case $f in
-	chain-sframe-*|libchain.so|sframe-hostile|churn) want=1 ;;
+	chain-sframe-*|chain-work-*|libchain.so|sframe-hostile|churn) want=1 ;;
 	*) want=0 ;;
 	esac
 	have=$(readelf -lW "$f" | grep -c '^ *GNU_SFRAME ' || true)
@@ -130,7 +145,7 @@ cp -L "$LIBDIR/$(basename "$interp")" "sysroot$interp"
 needed() {
 	readelf -dW "$1" | sed -n 's/.*(NEEDED).*Shared library: \[\(.*\)\]/\1/p'
 }
-todo=(chain-sframe-dyn libchain.so)
+todo=(chain-sframe-dyn chain-work-dyn libchain.so)
 while [ ${#todo[@]} -gt 0 ]; do
 	obj=${todo[0]}
 	todo=("${todo[@]:1}")
@@ -145,4 +160,4 @@ while [ ${#todo[@]} -gt 0 ]; do
 done
 
 echo "$stamp" >"$OUTU/.stamp"
-echo "[user $A] build/user-$A: $outs, sysroot: $(cd sysroot && find . -type f | sed 's|^\.||' | tr '\n' ' ')"
+echo "[user $A] build/user-$A: $(echo "$outs" | tr -s ' \n' ' ' | sed 's/ $//'), sysroot: $(cd sysroot && find . -type f | sed 's|^\.||' | tr '\n' ' ')"

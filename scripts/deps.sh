@@ -6,12 +6,15 @@
 # of both arches for the user-space tests (scripts/build-user.sh), and the
 # real tools the kernel's livepatch selftests need in the initramfs
 # (scripts/initramfs.sh): the host's for x86_64, Debian's arm64 packages
-# unpacked into build/klp-tools-arm64/.
+# unpacked into build/klp-tools-arm64/; and Debian's perf tool (linux-perf)
+# for the perf tests: the host's /usr/bin/perf for x86_64, linux-perf:arm64
+# and every arm64 library it needs unpacked into build/perf-arm64/.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BB_ARM64=$ROOT/build/busybox-arm64
 KLP_ARM64=$ROOT/build/klp-tools-arm64
+PERF_ARM64=$ROOT/build/perf-arm64
 # bash, kmod (modprobe, modinfo), coreutils (comm, mktemp, stat, timeout),
 # diffutils (diff), procps (sysctl), util-linux (dmesg) and the libraries
 # they need (scripts/initramfs.sh checks every DT_NEEDED; libc comes from
@@ -22,7 +25,7 @@ KLP_PKGS=(bash-static kmod coreutils diffutils procps util-linux
 PKGS="linux-source-6.1 gcc gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
       make qemu-system-x86 qemu-system-arm busybox-static sparse ccache flex
       bison libelf-dev bc cpio kmod libssl-dev xz-utils python3 perl
-      libc6-dev libc6-dev-arm64-cross ${KLP_PKGS[*]}"
+      libc6-dev libc6-dev-arm64-cross linux-perf ${KLP_PKGS[*]}"
 
 missing=
 for p in $PKGS; do
@@ -34,10 +37,10 @@ if [ -n "$missing" ]; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
 fi
 
-# fetch_arm64 DIR PKG...: download the arm64 packages and unpack them
-# into DIR (emptied first).
+# unpack_arm64 DIR PKG...: download the arm64 packages and unpack them
+# into DIR; fetch_arm64 DIR PKG...: the same into an emptied DIR.
 updated=
-fetch_arm64() {
+unpack_arm64() {
 	local dir=$1 tmp deb
 	shift
 	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
@@ -51,12 +54,94 @@ fetch_arm64() {
 	chmod 755 "$tmp"
 	chown _apt "$tmp" 2>/dev/null || true
 	(cd "$tmp" && apt-get download -qq "${@/%/:arm64}")
-	rm -rf "$dir"
 	mkdir -p "$dir"
 	for deb in "$tmp"/*_arm64.deb; do
 		dpkg-deb -x "$deb" "$dir"
+		# which package each file came from (perf_arm64 below)
+		dpkg-deb -c "$deb" | awk -v p="$(dpkg-deb -f "$deb" Package)" \
+			'{ print p, $6 }' >>"$dir/.files"
 	done
 	rm -rf "$tmp"
+}
+fetch_arm64() {
+	rm -rf "$1"
+	unpack_arm64 "$@"
+}
+
+# Debian's perf for arm64 and the libraries it needs (DT_NEEDED, recursive).
+# The C library, libgcc_s and libstdc++ come from the cross toolchain
+# (/usr/aarch64-linux-gnu/lib, the user tests' loader and libc too), every
+# other library from the arm64 package that has it: a round fetches the
+# library dependencies (Depends in section libs) of each fetched package that holds a
+# file the closure uses, until no DT_NEEDED is missing.
+PERF_LIBDIRS=("$PERF_ARM64/lib/aarch64-linux-gnu" "$PERF_ARM64/usr/lib/aarch64-linux-gnu"
+	      /usr/aarch64-linux-gnu/lib)
+PERF_SKIP=" libc6 libgcc-s1 libstdc++6 "
+
+# perf_closure: "used FILE" for each file of the closure (perf, its
+# libraries), "missing SONAME" for each library not found.
+perf_closure() {
+	local todo=("$PERF_ARM64/usr/bin/perf") seen=" " obj lib d f
+	while [ ${#todo[@]} -gt 0 ]; do
+		obj=${todo[0]}
+		todo=("${todo[@]:1}")
+		echo "used $obj"
+		for lib in $(readelf -dW "$obj" 2>/dev/null |
+			     sed -n 's/.*(NEEDED).*Shared library: \[\(.*\)\]/\1/p'); do
+			[[ $seen != *" $lib "* ]] || continue
+			seen+="$lib "
+			f=
+			for d in "${PERF_LIBDIRS[@]}"; do
+				[ -e "$d/$lib" ] && { f=$(readlink -f "$d/$lib"); break; }
+			done
+			if [ -n "$f" ]; then
+				todo+=("$f")
+			else
+				echo "missing $lib"
+			fi
+		done
+	done
+}
+
+perf_arm64() {
+	local closure pkgs=(linux-perf) have=" " used p next
+	if [ -x "$PERF_ARM64/usr/bin/perf" ] && [ -f "$PERF_ARM64/.packages" ] &&
+	   ! grep -q '^missing ' <<<"$(perf_closure)"; then
+		return 0
+	fi
+	echo "[deps] fetching linux-perf:arm64 and the arm64 libraries it needs into build/perf-arm64"
+	rm -rf "$PERF_ARM64"
+	while [ ${#pkgs[@]} -gt 0 ]; do
+		unpack_arm64 "$PERF_ARM64" "${pkgs[@]}"
+		have+="${pkgs[*]} "
+		closure=$(perf_closure)
+		grep -q '^missing ' <<<"$closure" || break
+		# the packages holding a file the closure uses
+		mapfile -t used < <(sed -n 's|^used '"$PERF_ARM64"'/|./|p' <<<"$closure" |
+		       awk 'NR == FNR { u[$1] = 1; next } ($2 in u) { print $1 }' \
+			   - "$PERF_ARM64/.files" | sort -u)
+		# their dependencies in section libs (not perl, python3 and
+		# their modules: perf runs no scripts here)
+		next=()
+		for p in $(apt-cache depends --important "${used[@]/%/:arm64}" |
+			   sed -n 's/^ *\(Pre\)\{0,1\}Depends: \([^<>: ]*\)\(:arm64\)\{0,1\}$/\2/p' |
+			   sort -u); do
+			if [[ $have != *" $p "* && $PERF_SKIP != *" $p "* ]]; then
+				next+=("$p")
+			fi
+		done
+		[ ${#next[@]} -eq 0 ] ||
+			mapfile -t next < <(apt-cache show --no-all-versions "${next[@]/%/:arm64}" |
+				awk '$1 == "Package:" { p = $2 }
+				     $1 == "Section:" && $2 ~ /^(libs|oldlibs)$/ { print p }' | sort -u)
+		pkgs=("${next[@]}")
+	done
+	if grep -q '^missing ' <<<"$closure"; then
+		echo "[deps] linux-perf:arm64: no arm64 package found for:" \
+			"$(sed -n 's/^missing //p' <<<"$closure" | tr '\n' ' ')" >&2
+		exit 1
+	fi
+	echo "$have" | xargs -n1 | sort >"$PERF_ARM64/.packages"
 }
 
 # Static arm64 busybox for the arm64 initramfs, unpacked into build/.
@@ -73,4 +158,5 @@ if [ "$(cat "$KLP_ARM64/.packages" 2>/dev/null)" != "${KLP_PKGS[*]}" ] ||
 	fetch_arm64 "$KLP_ARM64" "${KLP_PKGS[@]}"
 	echo "${KLP_PKGS[*]}" >"$KLP_ARM64/.packages"
 fi
+perf_arm64
 echo "[deps] ok"

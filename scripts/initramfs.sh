@@ -16,6 +16,9 @@
 # util-linux: the host's for x86_64, build/klp-tools-arm64/ from
 # scripts/deps.sh for arm64) in /usr/bin (behind busybox's /bin in /init's
 # PATH; the runner puts it first), the libraries they need in /lib.
+# Debian's perf tool (linux-perf: the host's /usr/bin/perf for x86_64,
+# build/perf-arm64/ from scripts/deps.sh for arm64) at /usr/bin/perf with
+# every library it needs in /lib, for the perf tests (qemu/perf-chains.awk).
 set -euo pipefail
 
 . "$(dirname "$0")/common.sh"
@@ -25,12 +28,17 @@ case $A in
 x86_64)	busybox=/bin/busybox
 	off="reboot -f"		# no ACPI in the test kernel: QEMU -no-reboot exits
 	tools=
+	perf_src=/usr/bin/perf
 	libdirs=(/lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu)
 	machine="Advanced Micro Devices X86-64" ;;
 arm64)	busybox=$ROOT/build/busybox-arm64/bin/busybox
 	off="poweroff -f"	# PSCI
 	tools=$ROOT/build/klp-tools-arm64
+	perf_dir=$ROOT/build/perf-arm64
+	perf_src=$perf_dir/usr/bin/perf
+	# (a library in both tools' trees is the same Debian package)
 	libdirs=("$tools/lib/aarch64-linux-gnu" "$tools/usr/lib/aarch64-linux-gnu"
+		 "$perf_dir/lib/aarch64-linux-gnu" "$perf_dir/usr/lib/aarch64-linux-gnu"
 		 /usr/aarch64-linux-gnu/lib)
 	machine=AArch64 ;;
 esac
@@ -73,8 +81,8 @@ klp_bin() {
 	return 1
 }
 
-# klp_lib NAME: the library NAME from $libdirs (symlinks resolved).
-klp_lib() {
+# tool_lib NAME: the library NAME from $libdirs (symlinks resolved).
+tool_lib() {
 	local d
 	for d in "${libdirs[@]}"; do
 		if [ -e "$d/$1" ]; then
@@ -85,40 +93,21 @@ klp_lib() {
 	return 1
 }
 
-# klp_elf FILE: FILE is an ELF file for $machine.
-klp_elf() {
-	readelf -h "$1" 2>/dev/null | grep -q "Machine: *$machine\$" && return
-	echo "[initramfs $A] livepatch selftests: $1 is not an $machine ELF file" >&2
+# tool_elf WHAT FILE: FILE is an ELF file for $machine.
+tool_elf() {
+	readelf -h "$2" 2>/dev/null | grep -q "Machine: *$machine\$" && return
+	echo "[initramfs $A] $1: $2 is not an $machine ELF file" >&2
 	return 1
 }
 
-# klp_list: the gen_init_cpio lines of the selftests, their runner, the
-# tools (bash as /bin/bash and stat as /bin/stat, where the scripts call
-# them; kmod's modprobe, modinfo, insmod, rmmod, lsmod), the dynamic loader
-# at its PT_INTERP path and every library they need (DT_NEEDED, recursive)
-# in /lib, one of the loader's default directories on both arches.
-klp_list() {
-	local t src interp lib obj todo=() seen=" "
-	echo "dir /selftests 755 0 0"
-	echo "dir /selftests/livepatch 755 0 0"
-	for t in "$klp_src"/functions.sh "$klp_src"/test-*.sh; do
-		echo "file /selftests/livepatch/${t##*/} $t 755 0 0"
-	done
-	echo "file /livepatch-selftests.sh $ROOT/qemu/livepatch-selftests.sh 755 0 0"
-	echo "dir /usr 755 0 0"
-	echo "dir /usr/bin 755 0 0"
-	src=$(klp_bin bash-static) && klp_elf "$src" || return 1
-	echo "file /bin/bash $src 755 0 0"
-	todo+=("$src")
-	for t in kmod comm diff dmesg mktemp stat sysctl timeout; do
-		src=$(klp_bin $t) && klp_elf "$src" || return 1
-		echo "file /usr/bin/$t $src 755 0 0"
-		todo+=("$src")
-	done
-	for t in modprobe modinfo insmod rmmod lsmod; do
-		echo "slink /usr/bin/$t kmod 777 0 0"
-	done
-	echo "slink /bin/stat /usr/bin/stat 777 0 0"
+# elf_closure WHAT FILE...: the gen_init_cpio lines of the dynamic loader
+# at its PT_INTERP path and of every library the ELF files FILE... need
+# (DT_NEEDED, recursive) in /lib, one of the loader's default directories
+# on both arches. WHAT names the files' user in error messages.
+elf_closure() {
+	local what=$1 src interp lib obj seen=" " todo
+	shift
+	todo=("$@")
 	while [ ${#todo[@]} -gt 0 ]; do
 		obj=${todo[0]}
 		todo=("${todo[@]:1}")
@@ -126,11 +115,11 @@ klp_list() {
 			 sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p')
 		if [ -n "$interp" ] && [[ $seen != *" $interp "* ]]; then
 			seen+="$interp "
-			src=$(klp_lib "${interp##*/}") || {
-				echo "[initramfs $A] livepatch selftests: dynamic loader $interp (of ${obj##*/}) not found in ${libdirs[*]}" >&2
+			src=$(tool_lib "${interp##*/}") || {
+				echo "[initramfs $A] $what: dynamic loader $interp (of ${obj##*/}) not found in ${libdirs[*]}" >&2
 				return 1
 			}
-			klp_elf "$src" || return 1
+			tool_elf "$what" "$src" || return 1
 			echo "dir ${interp%/*} 755 0 0"
 			echo "file $interp $src 755 0 0"
 		fi
@@ -140,15 +129,72 @@ klp_list() {
 			case $lib in ld-linux-*) continue ;; esac
 			[[ $seen != *" $lib "* ]] || continue
 			seen+="$lib "
-			src=$(klp_lib "$lib") || {
-				echo "[initramfs $A] livepatch selftests: $lib (needed by ${obj##*/}) not found in ${libdirs[*]} (run scripts/deps.sh)" >&2
+			src=$(tool_lib "$lib") || {
+				echo "[initramfs $A] $what: $lib (needed by ${obj##*/}) not found in ${libdirs[*]} (run scripts/deps.sh)" >&2
 				return 1
 			}
-			klp_elf "$src" || return 1
+			tool_elf "$what" "$src" || return 1
 			echo "file /lib/$lib $src 755 0 0"
 			todo+=("$src")
 		done
 	done
+}
+
+# klp_list: the gen_init_cpio lines of the selftests, their runner, the
+# tools (bash as /bin/bash and stat as /bin/stat, where the scripts call
+# them; kmod's modprobe, modinfo, insmod, rmmod, lsmod) and what they need
+# (elf_closure).
+klp_list() {
+	local t src todo=()
+	echo "dir /selftests 755 0 0"
+	echo "dir /selftests/livepatch 755 0 0"
+	for t in "$klp_src"/functions.sh "$klp_src"/test-*.sh; do
+		echo "file /selftests/livepatch/${t##*/} $t 755 0 0"
+	done
+	echo "file /livepatch-selftests.sh $ROOT/qemu/livepatch-selftests.sh 755 0 0"
+	echo "dir /usr 755 0 0"
+	echo "dir /usr/bin 755 0 0"
+	src=$(klp_bin bash-static) && tool_elf "livepatch selftests" "$src" || return 1
+	echo "file /bin/bash $src 755 0 0"
+	todo+=("$src")
+	for t in kmod comm diff dmesg mktemp stat sysctl timeout; do
+		src=$(klp_bin $t) && tool_elf "livepatch selftests" "$src" || return 1
+		echo "file /usr/bin/$t $src 755 0 0"
+		todo+=("$src")
+	done
+	for t in modprobe modinfo insmod rmmod lsmod; do
+		echo "slink /usr/bin/$t kmod 777 0 0"
+	done
+	echo "slink /bin/stat /usr/bin/stat 777 0 0"
+	elf_closure "livepatch selftests" "${todo[@]}"
+}
+
+# perf_bin: Debian's perf binary. linux-perf installs it as /usr/bin/perf;
+# were that Debian's older wrapper script (linux-base's perf, which runs
+# perf_VERSION for the running kernel), the perf_6.1 binary beside it.
+perf_bin() {
+	local f=$perf_src
+	if [ -f "$f" ] && [ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" != '177ELF' ]; then
+		f=${perf_src%/*}/perf_6.1
+	fi
+	if [ ! -f "$f" ]; then
+		echo "[initramfs $A] perf: $perf_src not found (run scripts/deps.sh)" >&2
+		return 1
+	fi
+	tool_elf perf "$f" || return 1
+	echo "$f"
+}
+
+# perf_list: perf at /usr/bin/perf, the chain checker, and what perf needs
+# (elf_closure).
+perf_list() {
+	local src
+	src=$(perf_bin) || return 1
+	echo "dir /usr 755 0 0"
+	echo "dir /usr/bin 755 0 0"
+	echo "file /usr/bin/perf $src 755 0 0"
+	echo "file /perf-chains.awk $ROOT/qemu/perf-chains.awk 644 0 0"
+	elf_closure perf "$src"
 }
 
 # modules_install into $OUT/modinst when the modules changed (depmod runs)
@@ -237,6 +283,15 @@ EOT
 if [ -n "$klp" ]; then
 	klp_list >>"$tmp/list" || exit 1
 fi
+if [ ! -f "$perf_src" ] && [ "$A" = arm64 ]; then
+	"$ROOT/scripts/deps.sh" >/dev/null
+fi
+perf_list >"$tmp/perf.list" || exit 1
+# what perf adds: the files of paths nobody else has (the size report)
+awk 'NR == FNR { if ($1 == "file") have[$2] = 1; next }
+     $1 == "file" && !($2 in have) { print $3 }' "$tmp/list" "$tmp/perf.list" |
+	sort -u >"$tmp/perf.files"
+cat "$tmp/perf.list" >>"$tmp/list"
 
 # One entry per path, the first; a file listed twice must be the same
 # file (the user tests' loader and libc are also the tools').
@@ -254,4 +309,10 @@ klp_msg=
 if [ -n "$klp" ]; then
 	klp_msg=", $(grep -c '^file /selftests/livepatch/test-' "$tmp/list") livepatch selftests"
 fi
-echo "[initramfs $A] ${cpio_out#"$ROOT"/} ($nko test modules, $nuser files in /usr/test$klp_msg)"
+# perf's share: its new files, uncompressed and gzip -9 on their own
+perf_raw=$(xargs cat <"$tmp/perf.files" | wc -c)
+perf_gz=$(xargs cat <"$tmp/perf.files" | gzip -9n | wc -c)
+perf_msg=$(awk -v n="$(wc -l <"$tmp/perf.files")" -v r="$perf_raw" -v z="$perf_gz" 'BEGIN {
+	printf "perf and its libraries: %d files, %.1f MB, %.1f MB compressed", n, r / 1048576, z / 1048576 }')
+size=$(wc -c <"$cpio_out" | awk '{ printf "%.1f MB", $1 / 1048576 }')
+echo "[initramfs $A] ${cpio_out#"$ROOT"/}: $size ($nko test modules, $nuser files in /usr/test$klp_msg; $perf_msg)"
