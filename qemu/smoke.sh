@@ -157,8 +157,18 @@ churn_test() {
 		while [ ! -e /tmp/churn.stop ]; do
 			for m in $mods; do
 				if modprobe "$m" 2>/tmp/churn.modprobe; then
-					modprobe -r "$m" 2>>/tmp/churn.modfail ||
-						{ bad=$((bad + 1)); echo "rmmod $m failed" >>/tmp/churn.modfail; }
+					# EAGAIN while a module is briefly in use
+					# (the crypto self-tests hold theirs): retry
+					t=0
+					until modprobe -r "$m" 2>/tmp/churn.modprobe; do
+						t=$((t + 1))
+						[ $t -lt 10 ] || break
+						sleep 0.2
+					done
+					if [ $t -ge 10 ]; then
+						bad=$((bad + 1))
+						cat /tmp/churn.modprobe >>/tmp/churn.modfail
+					fi
 				elif ! grep -q 'No such device' /tmp/churn.modprobe; then
 					# (a driver without its hardware: ENODEV)
 					bad=$((bad + 1))
