@@ -23,8 +23,9 @@ grep -q 'kunit.filter_glob' /proc/cmdline && kunit_only=1
 tour=
 grep -qw sframe_tour /proc/cmdline && tour=1
 # sframe_only=a,b (QEMU_APPEND of scripts/qemu-test.sh): only these parts
-# (modules, livepatch, selftests, klp-bench, demo, user, hostile-mt (the concurrent hostile run only), plus those the
-# parts below name), for working on one of them.
+# (modules, livepatch, selftests, klp-bench, demo, user, hostile-mt: the
+# concurrent hostile run only, plus those the parts below name), for
+# working on one of them.
 only=$(sed -n 's/.*sframe_only=\([^ ]*\).*/\1/p' /proc/cmdline)
 want() {
 	[ -z "$only" ] && return 0
