@@ -2909,8 +2909,14 @@ int main(int argc, char **argv)
 	if (opt.threads > CONC_MAX || opt.mutators > CONC_MAX ||
 	    (opt.threads && (opt.no_perf || !opt.seconds)))
 		usage();
-	if (!seeded)
-		opt.seed = ((u64)time(NULL) << 20) ^ (u64)getpid();
+	if (!seeded) {
+		struct timespec ts;
+
+		/* (the arm64 VM has no RTC: its time starts at 0) */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		opt.seed = ((u64)time(NULL) << 20) ^ (u64)getpid() ^
+			   (((u64)ts.tv_sec * 1000000000 + ts.tv_nsec) << 24);
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!opt.quiet && opt.threads)
 		printf("%s: seed %#" PRIx64 " (-s to repeat), concurrent: %lu workers, "
