@@ -8,7 +8,7 @@
 #   chain-nosframe       -O2 -fomit-frame-pointer, no SFrame, static
 #   chain-fp             -O2 frame pointers (leaf functions too), no SFrame,
 #                        static
-#   sframe-hostile       -O2 -fomit-frame-pointer, SFrame, static, .sframe
+#   sframe-hostile       -O2 -fomit-frame-pointer, SFrame, static, threads, .sframe
 #                        outside the text segment (-z separate-code): forges
 #                        its own .sframe and stack under perf (hostile.c,
 #                        with the SFrame core lib/sframe/sframe.c)

@@ -2531,10 +2531,12 @@ static void *mutator_main(void *arg)
 static void sleep_s(double s)
 {
 	struct timespec ts;
+	int k;
 
 	ts.tv_sec = s;
 	ts.tv_nsec = (s - ts.tv_sec) * 1e9;
-	while (nanosleep(&ts, &ts) && errno == EINTR)
+
+	for (k = 0; k < 1000 && nanosleep(&ts, &ts) && errno == EINTR; k++)
 		;
 }
 
