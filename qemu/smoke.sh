@@ -23,8 +23,9 @@ grep -q 'kunit.filter_glob' /proc/cmdline && kunit_only=1
 tour=
 grep -qw sframe_tour /proc/cmdline && tour=1
 # sframe_only=a,b (QEMU_APPEND of scripts/qemu-test.sh): only these parts
-# (modules, livepatch, selftests, klp-bench, demo, churn, user, perf, plus
-# those the parts below name), for working on one of them.
+# (modules, livepatch, selftests, klp-bench, demo, churn, user, perf,
+# hostile-mt: the concurrent hostile run only, plus those the parts below
+# name), for working on one of them.
 only=$(sed -n 's/.*sframe_only=\([^ ]*\).*/\1/p' /proc/cmdline)
 want() {
 	[ -z "$only" ] && return 0
@@ -332,26 +333,48 @@ user_first_samples() {
 	echo 1 >$fs_param
 }
 
-# ---- hostile input for the user unwinder: defined here, not called yet -----
+# ---- hostile input for the user unwinder ------------------------------------
 # /usr/test/sframe-hostile samples itself with perf while it forges its own
 # .sframe in place (header, FDEs, FREs, flips, truncation, flapping bytes,
 # munmap, PROT_NONE) and corrupts its callers' stack slots and SP/FP/LR
 # (qemu/user/README.md). Short or wrong chains are expected; a malformed
 # perf record, a crash of the program or a kernel splat is a failure.
 # USER_HOSTILE_VARIANTS: variants of each kind (default 1000).
+# Then the concurrent mode (-t 2): two sampled threads run the chain while
+# two others rewrite, unmap, remap, PROT_NONE the section and remap the
+# text; a sample taken while the section was pristine must have a right
+# chain or a prefix of it, never a wrong frame (-e: and >= 90% complete
+# before and after the mutators). USER_HOSTILE_CONC_SECONDS: its length
+# (default 20 s, 30 s under KASAN). "user_hostile_tests concurrent": only
+# that run (sframe_only=hostile-mt).
 user_hostile_tests() {
 	uh_out=/tmp/user-hostile.out
 	# dmesg after this marker is the run's
 	echo "<7>smoke: user hostile: start" >/dev/kmsg 2>/dev/null
-	if /usr/test/sframe-hostile -n "${USER_HOSTILE_VARIANTS:-1000}" -T 600 \
+	if [ "${1:-}" != concurrent ]; then
+		if /usr/test/sframe-hostile -n "${USER_HOSTILE_VARIANTS:-1000}" -T 600 \
+			>$uh_out 2>&1; then
+			uh_v=PASS
+		else
+			uh_v=FAIL
+		fi
+		uh_sum=$(sed -n 's/^sframe-hostile: \([0-9]* section variants.*\)/\1/p' $uh_out)
+		uh_seed=$(sed -n 's/^sframe-hostile: seed \(0x[0-9a-f]*\).*/\1/p' $uh_out)
+		echo "$uh_v: user hostile: forged .sframe and stacks under perf (${uh_sum:-no result}; seed ${uh_seed:-?})"
+		[ "$uh_v" = PASS ] || sed 's/^/    /' $uh_out
+	fi
+	uh_secs=20
+	grep -q ' kasan_report$' /proc/kallsyms && uh_secs=30
+	uh_secs=${USER_HOSTILE_CONC_SECONDS:-$uh_secs}
+	if /usr/test/sframe-hostile -t 2 -d "$uh_secs" -e -T $((uh_secs * 4 + 120)) \
 		>$uh_out 2>&1; then
 		uh_v=PASS
 	else
 		uh_v=FAIL
 	fi
-	uh_sum=$(sed -n 's/^sframe-hostile: \([0-9]* section variants.*\)/\1/p' $uh_out)
+	uh_sum=$(sed -n 's/^sframe-hostile: concurrent: \([0-9]* workers, .*\)/\1/p' $uh_out)
 	uh_seed=$(sed -n 's/^sframe-hostile: seed \(0x[0-9a-f]*\).*/\1/p' $uh_out)
-	echo "$uh_v: user hostile: forged .sframe and stacks under perf (${uh_sum:-no result}; seed ${uh_seed:-?})"
+	echo "$uh_v: user hostile: concurrent: no wrong frame on a pristine section (${uh_sum:-no result}; seed ${uh_seed:-?})"
 	[ "$uh_v" = PASS ] || sed 's/^/    /' $uh_out
 	if dmesg | grep -q "smoke: user hostile: start"; then
 		dmesg | sed -n '/smoke: user hostile: start/,$p' >/tmp/user-hostile.dmesg
@@ -581,9 +604,12 @@ perf_tool_tests() {
 # perf user call chains from SFrame (CONFIG_SFRAME_USER_UNWIND): the
 # sampler on each build of the workload, hostile sections and stacks, and
 # the per-sample cost against frame pointers.
-if [ -z "$kunit_only" ] && want user && grep -q 'sframe_user_callchain' /proc/kallsyms &&
-   [ -x /usr/test/chain-fp ]; then
-	if [ -n "$tour" ]; then
+# (sframe_only=hostile-mt: only the concurrent hostile run)
+if [ -z "$kunit_only" ] && { want user || want hostile-mt; } &&
+   grep -q 'sframe_user_callchain' /proc/kallsyms && [ -x /usr/test/chain-fp ]; then
+	if ! want user; then
+		user_hostile_tests concurrent
+	elif [ -n "$tour" ]; then
 		USER_UNWIND_SAMPLES=300 user_unwind_tests
 		USER_UNWIND_BENCH_SAMPLES=500 user_unwind_bench
 	else

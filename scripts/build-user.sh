@@ -8,7 +8,7 @@
 #   chain-nosframe       -O2 -fomit-frame-pointer, no SFrame, static
 #   chain-fp             -O2 frame pointers (leaf functions too), no SFrame,
 #                        static
-#   sframe-hostile       -O2 -fomit-frame-pointer, SFrame, static, .sframe
+#   sframe-hostile       -O2 -fomit-frame-pointer, SFrame, static, threads, .sframe
 #                        outside the text segment (-z separate-code): forges
 #                        its own .sframe and stack under perf (hostile.c,
 #                        with the SFrame core lib/sframe/sframe.c)
@@ -77,7 +77,7 @@ cmds=(
 "$CC $CFLAGS $OMIT $SFRAME -static $EHHDR -o chain-work-static $WSRCS $LIB"
 "$CC $CFLAGS $OMIT $SFRAME -o chain-work-dyn $WSRCS -L. -lchain -Wl,-rpath,'\$ORIGIN'"
 "$CC $CFLAGS $OMIT $SFRAME -pthread -DWORK_THREADS=4 -static $EHHDR -o chain-work-threads $WSRCS $LIB"
-"$CC $CFLAGS $OMIT $SFRAME -static $SEPCODE -I$ROOT/include -o sframe-hostile $SRC/hostile.c $SRC/perfring.c $ROOT/lib/sframe/sframe.c"
+"$CC $CFLAGS $OMIT $SFRAME -static $SEPCODE -pthread -I$ROOT/include -o sframe-hostile $SRC/hostile.c $SRC/perfring.c $ROOT/lib/sframe/sframe.c"
 "$CC $CFLAGS $OMIT $SFRAME -static -pthread -o churn $SRC/churn.c $SRC/perfring.c"
 )
 outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp

@@ -30,6 +30,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <link.h>
+#include <pthread.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -40,6 +41,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -83,22 +85,49 @@ static const char *prog = "sframe-hostile";
 
 struct options {
 	unsigned long n, period_ns, min_ms, max_ms, timeout, want;
+	unsigned long threads, mutators, seconds;	/* -t, -j, -d */
 	u64 seed;
 	bool quiet, verbose, no_perf, expect, user_only;
 };
 
 static struct options opt = {
 	.n = 1000, .period_ns = 100000, .min_ms = 1, .max_ms = 25, .timeout = 600,
-	.want = 2,
+	.want = 2, .seconds = 20,
 };
 
 /* ---- state shared with the parent (survives a crash) --------------------- */
 
-enum phase { P_SETUP, P_BASE, P_SECTION, P_MAP, P_STACK, P_DONE, NPHASE };
+enum phase { P_SETUP, P_BASE, P_SECTION, P_MAP, P_STACK, P_CONC, P_DONE, NPHASE };
 
 static const char *const phase_names[NPHASE] = {
 	"setup", "baseline", "section variant", "unmap/PROT_NONE section variant",
-	"stack variant", "done",
+	"stack variant", "concurrent run", "done",
+};
+
+/* ---- the concurrent mode's numbers (-t), also shared -------------------- */
+
+#define CONC_MAX	16	/* workers, mutators */
+
+/* a worker's runs: before the mutators start, while they run, after */
+enum { CB_BEFORE, CB_MUT, CB_AFTER, NCPHASE };
+
+enum mclass {
+	M_REWRITE, M_FLAP, M_UNMAP, M_PROTNONE, M_FILE_PAGE, M_ANON,
+	M_TEXT_REMAP, M_TEXT_MPROTECT, M_TEXT_PAGE, NMCLASS
+};
+
+/* per worker and phase; [1]: on a pristine section, [0]: not known to be */
+struct cstats {
+	unsigned long samples[2], chain[2], complete[2], prefix[2], wrong[2];
+	unsigned long unbracketed, runs;
+};
+
+struct conc_shared {
+	struct cstats st[CONC_MAX][NCPHASE];
+	unsigned long mut[CONC_MAX][NMCLASS];
+	unsigned long lost, throttled, records, overflow;
+	double seconds;
+	int workers, mutators;
 };
 
 struct shared {
@@ -106,13 +135,15 @@ struct shared {
 	unsigned long variant;
 	char desc[200];
 	unsigned long nsection, nstack, samples, chained;
+	struct conc_shared conc;
 };
 
 static struct shared *sh;
 
 /* ---- PRNG: splitmix64, one stream per variant ---------------------------- */
 
-static u64 rs;
+/* per thread: the concurrent mode's mutators draw their own streams */
+static __thread u64 rs;
 
 static u64 rnd(void)
 {
@@ -148,26 +179,41 @@ static u64 pick_u64(const u64 *v, size_t n)
 static bool failed;
 static unsigned long nreported;
 
+/* the description being written: sh->desc, or a thread's own (-t) */
+static __thread char *desc_tls;
+
+static char *desc_buf(void)
+{
+	return desc_tls ? desc_tls : sh->desc;
+}
+
 static void describe(const char *fmt, ...)
 {
-	size_t len = strlen(sh->desc);
+	char *d = desc_buf();
+	size_t len = strlen(d);
 	va_list ap;
 
 	if (len >= sizeof(sh->desc) - 1)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(sh->desc + len, sizeof(sh->desc) - len, fmt, ap);
+	vsnprintf(d + len, sizeof(sh->desc) - len, fmt, ap);
 	va_end(ap);
 }
+
+/* the thread failing, in the concurrent mode: "worker 1", "mutator 0" */
+static __thread const char *who;
 
 static void fail(const char *fmt, ...)
 {
 	va_list ap;
 
-	failed = true;
-	if (nreported++ >= 20)
+	__atomic_store_n(&failed, true, __ATOMIC_RELAXED);
+	if (__atomic_fetch_add(&nreported, 1, __ATOMIC_RELAXED) >= 20)
 		return;
-	if (sh->phase == P_DONE)
+	flockfile(stdout);
+	if (who)
+		printf("%s: FAIL: %s (%s): ", prog, who, desc_buf());
+	else if (sh->phase == P_DONE)
 		printf("%s: FAIL: ", prog);
 	else
 		printf("%s: FAIL: %s %lu (%s): ", prog, phase_names[sh->phase],
@@ -176,6 +222,7 @@ static void fail(const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	printf("\n");
+	funlockfile(stdout);
 }
 
 static void __attribute__((noreturn)) die(int status, const char *fmt, ...)
@@ -210,12 +257,13 @@ static unsigned long (*const level_fn[NLEVELS])(unsigned long) = {
 	h_leaf, h_c, h_b, h_a, h_outer, run_chain,
 };
 
-static void *volatile ra_of[NLEVELS];	/* each function's return address */
-static uintptr_t chain_top;		/* slots below it may be overwritten */
+/* per thread (the chain runs in several threads with -t) */
+static __thread void *volatile ra_of[NLEVELS];	/* each function's return address */
+static __thread uintptr_t chain_top;	/* slots below it may be overwritten */
 static uintptr_t stack_limit = UINTPTR_MAX;	/* end of a small stack */
-static volatile unsigned long chain_sink;
+static __thread volatile unsigned long chain_sink;
 
-static volatile u64 *ring_head;	/* perf's data_head (or a dummy) */
+static __thread volatile u64 *ring_head;	/* perf's data_head (or a dummy) */
 static u64 ring_dummy;
 static u64 spin_min, spin_max;	/* loop iterations */
 static u64 regs_min, regs_max;	/* ... of regs_loop() */
@@ -261,7 +309,7 @@ static struct {
 } plan;
 
 static struct slot_write wr[MAX_WR];
-static int nwr;
+static __thread int nwr;
 static unsigned long slots_written, slots_skipped, slots_not_restored;
 
 /* flapping bytes of the section (S_FLAP) */
@@ -281,6 +329,64 @@ static __always_inline void flap_toggle(u64 t)
 }
 
 /*
+ * The concurrent mode (-t): which samples were taken while the section was
+ * pristine.  Mutators count every mutation's begin (before its first
+ * change) and end (after its last undo) in mstate; a worker observes
+ * (mstate, data_head, mstate) at points of its run, also inside the leaf's
+ * spin, and logs each interval between two observations in which data_head
+ * moved.  A sample record's walk ran in the interrupt that wrote it, which
+ * came between the last observation that did not see the record and the
+ * first that did: if no mutation was under way at the first and none began
+ * until the second, the walk read only the pristine section
+ * (conc_valid(), and qemu/user/README.md).
+ */
+#define SPAN_MAX	64
+
+/* mutations begun (high 32 bits) and ended (low 32 bits) */
+static u64 mstate;
+
+struct span {
+	u64 from, to;			/* data_head before and after */
+	u64 g0, g1;			/* mstate at the two observations */
+};
+
+struct watch {
+	volatile u64 *head;
+	u64 last_h, last_g;
+	struct span log[SPAN_MAX];
+	unsigned int n;
+	unsigned long overflow;
+};
+
+static __thread struct watch *watch;	/* NULL: not a -t worker */
+
+/* one observation (no calls: the leaf's spin uses it); data_head */
+static __always_inline u64 observe(struct watch *w)
+{
+	u64 g0, h, g1;
+
+	/* the loads of a walk in an interrupt before this point come first */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	g0 = __atomic_load_n(&mstate, __ATOMIC_ACQUIRE);
+	h = __atomic_load_n(w->head, __ATOMIC_ACQUIRE);
+	g1 = __atomic_load_n(&mstate, __ATOMIC_ACQUIRE);
+	if (h != w->last_h) {
+		if (w->n < SPAN_MAX) {
+			w->log[w->n].from = w->last_h;
+			w->log[w->n].to = h;
+			w->log[w->n].g0 = w->last_g;
+			w->log[w->n].g1 = g1;
+			w->n++;
+		} else {
+			w->overflow++;
+		}
+	}
+	w->last_h = h;
+	w->last_g = g0;
+	return h;
+}
+
+/*
  * The spin: until spin_want samples were written (data_head moved) and
  * spin_min iterations ran, at most spin_max iterations. No calls.
  */
@@ -296,7 +402,7 @@ static __always_inline unsigned long spin(unsigned long r)
 			continue;
 		if (nflap)
 			flap_toggle(i / 64);
-		head = *ring_head;
+		head = watch ? observe(watch) : *ring_head;
 		if (head != last) {
 			last = head;
 			seen++;
@@ -655,6 +761,8 @@ static struct {
 	size_t page_len;
 	u8 *orig_pages;
 	off_t file_off;			/* of page in the executable, -1 */
+	uintptr_t text_lo, text_hi;	/* the text mapping (-t), 0: unknown */
+	off_t text_off;			/* its offset in the executable */
 	struct sframe_section sec;	/* the pristine copy, opened */
 	u32 hdr_end, fdeoff, freoff, fre_len;	/* raw header values */
 	struct fde *fdes;
@@ -735,6 +843,7 @@ struct phdr_search {
 	bool found, in_text;
 	uintptr_t text_lo[16], text_hi[16];
 	int ntext;
+	uintptr_t x_lo, x_hi, x_off;	/* the first executable PT_LOAD */
 };
 
 static int phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
@@ -760,6 +869,13 @@ static int phdr_cb(struct dl_phdr_info *info, size_t size, void *arg)
 
 		if (ph->p_type != PT_LOAD)
 			continue;
+		if ((ph->p_flags & PF_X) && !ps->x_hi &&
+		    ph->p_filesz == ph->p_memsz &&
+		    (lo & (page_size - 1)) == (ph->p_offset & (page_size - 1))) {
+			ps->x_lo = lo & ~(page_size - 1);
+			ps->x_hi = (lo + ph->p_filesz + page_size - 1) & ~(page_size - 1);
+			ps->x_off = ph->p_offset & ~(page_size - 1);
+		}
 		if ((ph->p_flags & PF_X) && ps->ntext < 16) {
 			ps->text_lo[ps->ntext] = lo & ~(page_size - 1);
 			ps->text_hi[ps->ntext++] = (lo + ph->p_memsz + page_size - 1) &
@@ -884,6 +1000,9 @@ static void setup_section(void)
 		if (sf.page < ps.text_hi[i] && sf.page + sf.page_len > ps.text_lo[i])
 			die(2, ".sframe pages %#lx-%#lx share a page with text",
 			    sf.page, sf.page + sf.page_len);
+	sf.text_lo = ps.x_lo;
+	sf.text_hi = ps.x_hi;
+	sf.text_off = ps.x_off;
 	sf.file_off = ps.load_off + (sf.page - ps.load_vaddr);
 	if (sf.page < ps.load_vaddr && ps.load_vaddr - sf.page > ps.load_off)
 		sf.file_off = -1;
@@ -1518,10 +1637,19 @@ static void baseline_sample(const u64 *ips, u64 nr, u64 ip)
 	base_ok[base_cur]++;
 }
 
-static void handle_record(void *arg, const struct perf_event_header *hdr,
-			  const unsigned char *p)
+struct sample {
+	u64 ip, nr;
+	const u64 *ips;			/* nr entries */
+};
+
+/*
+ * Checks one record of the ring of thread tid and counts it in c: 1 when
+ * it is a well-formed sample with a callchain (s filled), else 0.
+ */
+static int check_record(const struct perf_event_header *hdr,
+			const unsigned char *p, pid_t tid, struct counts *c,
+			struct sample *s)
 {
-	struct counts *c = &cnt[sh->phase];
 	struct {
 		u64 ip;
 		u32 pid, tid;
@@ -1531,12 +1659,11 @@ static void handle_record(void *arg, const struct perf_event_header *hdr,
 	const u64 *ips;
 	u64 j, lost[2];
 
-	(void)arg;
 	c->records++;
 	if (hdr->size % 8) {
 		fail("record type %u of %u bytes: not a multiple of 8", hdr->type,
 		     hdr->size);
-		return;
+		return 0;
 	}
 	switch (hdr->type) {
 	case PERF_RECORD_LOST:
@@ -1544,42 +1671,42 @@ static void handle_record(void *arg, const struct perf_event_header *hdr,
 			memcpy(lost, p + sizeof(*hdr), sizeof(lost));
 			c->lost += lost[1];
 		}
-		return;
+		return 0;
 	case PERF_RECORD_THROTTLE:
 		c->throttled++;
-		return;
+		return 0;
 	case PERF_RECORD_SAMPLE:
 		break;
 	default:
-		return;
+		return 0;
 	}
 	if (hdr->size < fixed) {
 		fail("sample record of %u bytes", hdr->size);
-		return;
+		return 0;
 	}
 	memcpy(&h, p + sizeof(*hdr), sizeof(h));
 	ips = (const u64 *)(p + fixed);
 	c->samples++;
-	sh->samples++;
 	if (h.nr > max_entries) {
 		fail("callchain of %" PRIu64 " entries, more than %" PRIu64, h.nr,
 		     max_entries);
-		return;
+		return 0;
 	}
 	if (hdr->size != fixed + 8 * h.nr) {
 		fail("sample record of %u bytes for %" PRIu64 " callchain entries",
 		     hdr->size, h.nr);
-		return;
+		return 0;
 	}
-	if ((pid_t)h.pid != my_pid || (pid_t)h.tid != my_pid)
-		fail("sample of pid %u tid %u, expected %d", h.pid, h.tid, (int)my_pid);
+	if ((pid_t)h.pid != my_pid || (pid_t)h.tid != tid)
+		fail("sample of pid %u tid %u, expected %d/%d", h.pid, h.tid,
+		     (int)my_pid, (int)tid);
 	if (!h.nr) {
 		c->empty++;
-		return;
+		return 0;
 	}
 	if (ips[0] != PERF_CONTEXT_USER) {
 		fail("callchain entry 0 is %#" PRIx64 ", not PERF_CONTEXT_USER", ips[0]);
-		return;
+		return 0;
 	}
 	if (h.nr >= 2 && ips[1] != h.ip)
 		fail("callchain entry 1 %#" PRIx64 " is not the sample ip %#" PRIx64,
@@ -1594,11 +1721,28 @@ static void handle_record(void *arg, const struct perf_event_header *hdr,
 		}
 	if (h.nr > c->maxnr)
 		c->maxnr = h.nr;
-	if (h.nr > 2) {
+	if (h.nr > 2)
 		c->chained++;
-		sh->chained++;
-	}
-	baseline_sample(ips, h.nr, h.ip);
+	s->ip = h.ip;
+	s->nr = h.nr;
+	s->ips = ips;
+	return 1;
+}
+
+static void handle_record(void *arg, const struct perf_event_header *hdr,
+			  const unsigned char *p)
+{
+	struct counts *c = &cnt[sh->phase];
+	unsigned long samples = c->samples, chained = c->chained;
+	struct sample s;
+	int r;
+
+	(void)arg;
+	r = check_record(hdr, p, my_pid, c, &s);
+	sh->samples += c->samples - samples;
+	sh->chained += c->chained - chained;
+	if (r)
+		baseline_sample(s.ips, s.nr, s.ip);
 }
 
 static void drain(void)
@@ -1624,11 +1768,12 @@ static u64 read_sysctl(const char *path, u64 def)
 	return v;
 }
 
-static void open_perf(void)
+/* a task-clock event of the calling thread, its ring buffer mapped */
+static int open_event(struct perf_ring *r)
 {
 	struct perf_event_attr attr;
+	int fd;
 
-	max_entries = read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127) + 1;
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_SOFTWARE;
@@ -1638,12 +1783,19 @@ static void open_perf(void)
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
 	attr.exclude_callchain_kernel = 1;
-	perf_fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (perf_fd < 0)
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
 		die(2, "perf_event_open: %s: cannot sample (-N runs without perf)",
 		    strerror(errno));
-	if (perf_ring_map(&ring, perf_fd, RING_PAGES))
+	if (perf_ring_map(r, fd, RING_PAGES))
 		die(2, "mmap of the ring buffer: %s", strerror(errno));
+	return fd;
+}
+
+static void open_perf(void)
+{
+	max_entries = read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127) + 1;
+	perf_fd = open_event(&ring);
 	ring_head = (volatile u64 *)&ring.meta->data_head;
 }
 
@@ -1979,6 +2131,573 @@ static void stack_variant(unsigned long i, enum kclass c)
 	end_variant();
 }
 
+/* ---- concurrent mode (-t) ---------------------------------------------------- */
+
+/*
+ * Worker threads run the chain under their own perf event (each samples
+ * itself) while mutator threads change the section and the text mapping
+ * the kernel finds it by.  A sample is checked against the chain when the
+ * section was pristine during its walk (observe() above); its chain must
+ * then be right, or stop early, never name a wrong frame.
+ */
+static const char *const mclass_names[NMCLASS] = {
+	"rewrite", "flapping", "munmap", "prot-none", "other-file-page",
+	"anonymous-page", "text-remap", "text-mprotect", "text-page-remap",
+};
+
+/* drawn from at random */
+static const enum mclass sched_mut[] = {
+	M_REWRITE, M_REWRITE, M_REWRITE, M_REWRITE, M_FLAP, M_FLAP, M_UNMAP,
+	M_PROTNONE, M_FILE_PAGE, M_ANON, M_TEXT_REMAP, M_TEXT_MPROTECT,
+	M_TEXT_PAGE,
+};
+
+static const char *const cphase_names[NCPHASE] = {
+	"before the mutators", "while mutating", "after the mutators",
+};
+
+struct worker {
+	int idx;
+	pthread_t th;
+	pid_t tid;
+	int fd;
+	struct perf_ring ring;
+	struct watch w;
+	u64 expect[NLEVELS];		/* each level's return address */
+	struct counts c;
+	int phase;			/* of the current run */
+	u64 pos;			/* ring position of the record handled */
+	char name[16], desc[200];
+};
+
+struct mutator {
+	int idx;
+	pthread_t th;
+	char name[16], desc[200];
+};
+
+static struct worker workers[CONC_MAX];
+static struct mutator mutators[CONC_MAX];
+static int conc_phase;			/* CB_*, NCPHASE: stop */
+static int mut_stop, nready;
+static unsigned long nwrong_reported;
+static pthread_rwlock_t sec_lock;	/* in place: shared; mappings: exclusive */
+static off_t exe_size;
+static double conc_deadline;		/* workers stop by then whatever happens */
+
+/*
+ * 1: the record at ring position pos was written while the section was
+ * pristine (see observe()); 0: a mutation may have been under way; -1: not
+ * written between two observations.
+ */
+static int conc_valid(const struct watch *w, u64 pos)
+{
+	unsigned int k;
+
+	for (k = 0; k < w->n; k++) {
+		const struct span *s = &w->log[k];
+
+		if (pos - s->from < s->to - s->from)
+			return (u32)(s->g0 >> 32) == (u32)s->g0 &&
+			       s->g1 >> 32 == s->g0 >> 32;
+	}
+	return -1;
+}
+
+static void report_wrong(struct worker *wk, const struct sample *s, int lv,
+			 int bad, int valid)
+{
+	char buf[512];
+	size_t len;
+	u64 j;
+
+	if (opt.quiet ||
+	    __atomic_fetch_add(&nwrong_reported, 1, __ATOMIC_RELAXED) >= MAX_REPORT)
+		return;
+	len = snprintf(buf, sizeof(buf), "%s: %s: wrong chain %s: ip %#" PRIx64
+		       " in %s, entry %d is not %s's return address %#" PRIx64 ":",
+		       prog, wk->name, valid ? "on a pristine section" :
+		       "in a mutation window", s->ip, level_names[lv], bad,
+		       level_names[lv + bad - 2], wk->expect[lv + bad - 2]);
+	for (j = 1; j < s->nr && j < 10 && len < sizeof(buf) - 24; j++)
+		len += snprintf(buf + len, sizeof(buf) - len, " %#" PRIx64, s->ips[j]);
+	printf("%s\n", buf);
+}
+
+static void conc_record(void *arg, const struct perf_event_header *hdr,
+			const unsigned char *p)
+{
+	struct worker *wk = arg;
+	struct cstats *st = &sh->conc.st[wk->idx][wk->phase];
+	u64 pos = wk->pos;
+	struct sample s;
+	int valid, lv, depth, j;
+
+	wk->pos += hdr->size;
+	if (!check_record(hdr, p, wk->tid, &wk->c, &s))
+		return;
+	valid = conc_valid(&wk->w, pos);
+	if (valid < 0) {
+		st->unbracketed++;
+		valid = 0;
+	}
+	st->samples[valid]++;
+	for (lv = 0; lv < NLEVELS; lv++)
+		if (in_level(s.ip, lv))
+			break;
+	if (lv == NLEVELS)
+		return;				/* outside the chain */
+	st->chain[valid]++;
+	/* ips[1] is the ip, ips[1 + j] the return address into level lv + j */
+	depth = NLEVELS - lv;
+	for (j = 1; j <= depth && (u64)j + 1 < s.nr; j++)
+		if (s.ips[1 + j] != wk->expect[lv + j - 1])
+			break;
+	if (j <= depth && (u64)j + 1 < s.nr) {
+		st->wrong[valid]++;
+		if (valid)
+			report_wrong(wk, &s, lv, j + 1, valid);
+	} else if (j > depth) {
+		st->complete[valid]++;
+	} else {
+		st->prefix[valid]++;
+	}
+}
+
+static void conc_drain(struct worker *wk)
+{
+	wk->pos = wk->ring.meta->data_tail;
+	if (perf_ring_drain(&wk->ring, conc_record, wk)) {
+		fail("corrupt ring buffer record (size %u)", wk->ring.bad_size);
+		exit(1);
+	}
+}
+
+/* the first observation of a run: nothing logged yet */
+static void watch_start(struct watch *w)
+{
+	w->n = 0;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	w->last_g = __atomic_load_n(&mstate, __ATOMIC_ACQUIRE);
+	w->last_h = __atomic_load_n(w->head, __ATOMIC_ACQUIRE);
+}
+
+/* run_chain from one call site: its return address is the same each run */
+HFN static unsigned long worker_run(unsigned long k)
+{
+	unsigned long r = run_chain(k);
+
+	NO_TAIL();
+	return r;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *wk = arg;
+	unsigned long k;
+	int lv, ph;
+
+	wk->tid = gettid();
+	who = wk->name;
+	desc_tls = wk->desc;
+	wk->fd = open_event(&wk->ring);
+	ring_head = (volatile u64 *)&wk->ring.meta->data_head;
+	wk->w.head = ring_head;
+	/* a first run: the return addresses (the same in every run) */
+	chain_sink = worker_run(0);
+	for (lv = 0; lv < NLEVELS; lv++)
+		wk->expect[lv] = (uintptr_t)ra_of[lv];
+	wk->phase = CB_BEFORE;
+	conc_drain(wk);
+	__atomic_fetch_add(&nready, 1, __ATOMIC_SEQ_CST);
+	watch = &wk->w;
+	for (k = 1; wall_s() < conc_deadline; k++) {
+		ph = __atomic_load_n(&conc_phase, __ATOMIC_ACQUIRE);
+		if (ph >= NCPHASE)
+			break;
+		wk->phase = ph;
+		watch_start(&wk->w);
+		chain_sink = worker_run(k);
+		observe(&wk->w);
+		conc_drain(wk);
+		sh->conc.st[wk->idx][ph].runs++;
+	}
+	watch = NULL;
+	wk->w.n = 0;
+	conc_drain(wk);
+	return NULL;
+}
+
+/* a mutation's window: no change before mut_begin() or after mut_end() */
+static void mut_begin(void)
+{
+	__atomic_fetch_add(&mstate, 1ULL << 32, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static void mut_end(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&mstate, 1, __ATOMIC_SEQ_CST);
+}
+
+/* waits (busy) until wall time t; flips n bytes at off[] meanwhile */
+static void hold_until(double t, const u32 *off, const u8 *val, int n)
+{
+	unsigned long i;
+	int k;
+
+	for (i = 0; i < 100000000 && wall_s() < t; i++)
+		for (k = 0; k < n; k++)
+			sf.live[off[k]] = (i & 1) ? sf.orig[off[k]] : val[k];
+}
+
+/* the text mapping back from the file, as the ELF loader made it */
+static void remap_text(void)
+{
+	void *p = mmap((void *)sf.text_lo, sf.text_hi - sf.text_lo,
+		       PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, exe_fd,
+		       sf.text_off);
+
+	if (p != (void *)sf.text_lo)
+		die(1, "FAIL: cannot map the text back: %s", strerror(errno));
+}
+
+/* an in-place class for mutate() (not flapping, which is the leaf's) */
+static enum sclass pick_inplace(void)
+{
+	enum sclass c;
+	int k;
+
+	for (k = 0; k < 8; k++) {
+		c = sched_section[rndn(ARRAY_SIZE(sched_section))];
+		if (c != S_FLAP)
+			return c;
+	}
+	return S_FLIP;
+}
+
+static void check_pages(const char *after)
+{
+	if (memcmp((void *)sf.page, sf.orig_pages, sf.page_len))
+		fail("the .sframe pages differ after %s", after);
+}
+
+/* one mutation of class c held until t (a wall time) */
+static void mutate_one(enum mclass c, double t)
+{
+	u32 off[FLAP_MAX];
+	u8 val[FLAP_MAX];
+	u32 o;
+	int n = 0;
+	void *p;
+
+	describe("%s", mclass_names[c]);
+	switch (c) {
+	case M_REWRITE:
+	case M_FLAP:
+		pthread_rwlock_rdlock(&sec_lock);
+		mut_begin();
+		describe(": ");
+		if (c == M_REWRITE) {
+			mutate(pick_inplace());
+		} else {
+			mutate(flap_classes[rndn(ARRAY_SIZE(flap_classes))]);
+			/* (also bytes another rewriter changed: all in windows) */
+			for (o = 0; o < sf.len && n < FLAP_MAX; o++) {
+				if (sf.live[o] == sf.orig[o])
+					continue;
+				off[n] = o;
+				val[n++] = sf.live[o];
+			}
+		}
+		hold_until(t, off, val, n);
+		memcpy(sf.live, sf.orig, sf.len);
+		mut_end();
+		pthread_rwlock_unlock(&sec_lock);
+		break;
+	case M_UNMAP:
+	case M_PROTNONE:
+	case M_FILE_PAGE:
+	case M_ANON:
+		pthread_rwlock_wrlock(&sec_lock);
+		mut_begin();
+		if (c == M_UNMAP) {
+			if (munmap((void *)sf.page, sf.page_len))
+				fail("munmap: %s", strerror(errno));
+		} else if (c == M_PROTNONE) {
+			if (mprotect((void *)sf.page, sf.page_len, PROT_NONE))
+				fail("mprotect PROT_NONE: %s", strerror(errno));
+		} else if (c == M_FILE_PAGE) {
+			off_t fo = PICK(0, sf.text_off, sf.text_off + page_size,
+					exe_size > (off_t)sf.page_len ?
+					rndn(exe_size - sf.page_len) & ~(page_size - 1) : 0);
+
+			describe(" at file offset %#lx", (unsigned long)fo);
+			p = mmap((void *)sf.page, sf.page_len, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_FIXED, exe_fd, fo);
+			if (p != (void *)sf.page)
+				fail("mmap of file offset %#lx: %s", (unsigned long)fo,
+				     strerror(errno));
+		} else {
+			p = mmap((void *)sf.page, sf.page_len, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, -1, 0);
+			if (p != (void *)sf.page) {
+				fail("mmap anonymous: %s", strerror(errno));
+			} else if (rndn(2)) {
+				describe(", a copy: ");
+				memcpy(p, sf.orig_pages, sf.page_len);
+				mutate(pick_inplace());
+			} else {
+				describe(", zeros");
+			}
+		}
+		hold_until(t, NULL, NULL, 0);
+		if (c == M_PROTNONE) {
+			if (mprotect((void *)sf.page, sf.page_len, PROT_READ | PROT_WRITE))
+				die(1, "FAIL: mprotect of the .sframe pages: %s",
+				    strerror(errno));
+		} else {
+			remap_section();
+		}
+		check_pages(mclass_names[c]);
+		mut_end();
+		pthread_rwlock_unlock(&sec_lock);
+		break;
+	case M_TEXT_REMAP:
+		mut_begin();
+		remap_text();
+		mut_end();
+		break;
+	case M_TEXT_MPROTECT:
+		/* the kernel forgets the text's section (nothing changes) */
+		mut_begin();
+		if (mprotect((void *)sf.text_lo, sf.text_hi - sf.text_lo,
+			     PROT_READ | PROT_EXEC))
+			fail("mprotect of the text: %s", strerror(errno));
+		hold_until(t, NULL, NULL, 0);
+		remap_text();
+		mut_end();
+		break;
+	case M_TEXT_PAGE:
+		/* one page of the text mapped again: the entry covers only it */
+		mut_begin();
+		o = rndn((sf.text_hi - sf.text_lo) / page_size);
+		describe(" page %u", o);
+		p = mmap((void *)(sf.text_lo + o * page_size), page_size,
+			 PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, exe_fd,
+			 sf.text_off + o * page_size);
+		if (p != (void *)(sf.text_lo + o * page_size))
+			die(1, "FAIL: cannot map a text page back: %s", strerror(errno));
+		hold_until(t, NULL, NULL, 0);
+		remap_text();
+		mut_end();
+		break;
+	default:
+		break;
+	}
+}
+
+static void *mutator_main(void *arg)
+{
+	struct mutator *m = arg;
+	struct timespec ts;
+	unsigned long k;
+	enum mclass c;
+	double gap;
+
+	who = m->name;
+	desc_tls = m->desc;
+	for (k = 0; !__atomic_load_n(&mut_stop, __ATOMIC_ACQUIRE) &&
+	     wall_s() < conc_deadline; k++) {
+		seed_variant(3 + m->idx, k);
+		c = sched_mut[rndn(ARRAY_SIZE(sched_mut))];
+		m->desc[0] = 0;
+		/* held 0.05-2 ms, then 0.2-3 ms pristine */
+		mutate_one(c, wall_s() + (50 + rndn(1950)) / 1e6);
+		sh->conc.mut[m->idx][c]++;
+		gap = (200 + rndn(2800)) / 1e6;
+		if (rndn(4)) {
+			hold_until(wall_s() + gap, NULL, NULL, 0);
+		} else {
+			ts.tv_sec = 0;
+			ts.tv_nsec = gap * 1e9;
+			nanosleep(&ts, NULL);
+		}
+	}
+	return NULL;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts;
+	int k;
+
+	ts.tv_sec = s;
+	ts.tv_nsec = (s - ts.tv_sec) * 1e9;
+
+	for (k = 0; k < 1000 && nanosleep(&ts, &ts) && errno == EINTR; k++)
+		;
+}
+
+/* the numbers of phase ph (NCPHASE: all) summed over the workers */
+static struct cstats conc_sum(int ph)
+{
+	struct cstats t = { 0 };
+	int w, p, v;
+
+	for (w = 0; w < sh->conc.workers; w++)
+		for (p = 0; p < NCPHASE; p++) {
+			const struct cstats *s = &sh->conc.st[w][p];
+
+			if (ph < NCPHASE && p != ph)
+				continue;
+			for (v = 0; v < 2; v++) {
+				t.samples[v] += s->samples[v];
+				t.chain[v] += s->chain[v];
+				t.complete[v] += s->complete[v];
+				t.prefix[v] += s->prefix[v];
+				t.wrong[v] += s->wrong[v];
+			}
+			t.unbracketed += s->unbracketed;
+			t.runs += s->runs;
+		}
+	return t;
+}
+
+static unsigned long conc_mutations(int cls)
+{
+	unsigned long n = 0;
+	int m, c;
+
+	for (m = 0; m < sh->conc.mutators; m++)
+		for (c = 0; c < NMCLASS; c++)
+			if (cls < 0 || c == cls)
+				n += sh->conc.mut[m][c];
+	return n;
+}
+
+static int conc_main(void)
+{
+	int nw = opt.threads, nm = opt.mutators, k, ph;
+	double base_s = opt.seconds >= 10 ? 1.0 : opt.seconds / 10.0, t0;
+	pthread_rwlockattr_t ra;
+	bool sframe_kernel;
+	struct cstats t;
+	struct stat st;
+
+	my_pid = getpid();
+	sh->phase = P_CONC;
+	setup_section();
+	if (!sf.text_hi || exe_fd < 0 || sf.file_off < 0 || fstat(exe_fd, &st))
+		die(2, "the text segment or the executable file cannot be remapped");
+	exe_size = st.st_size;
+	ring_head = &ring_dummy;
+	calibrate();
+	spin_want = opt.want;
+	max_entries = read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127) + 1;
+	pthread_rwlockattr_init(&ra);
+	pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&sec_lock, &ra);
+	sh->conc.workers = nw;
+	sh->conc.mutators = nm;
+	if (!opt.quiet)
+		printf("%s: concurrent: .sframe at %#lx (pages %#lx-%#lx), text %#lx-%#lx; "
+		       "%d sampled workers, %d mutators, %lu s (+%.1f s before and after), "
+		       "period %lu ns\n", prog, sf.addr, sf.page, sf.page + sf.page_len,
+		       sf.text_lo, sf.text_hi, nw, nm, opt.seconds, base_s,
+		       opt.period_ns);
+
+	conc_deadline = wall_s() + opt.seconds + 2 * base_s + 60;
+	__atomic_store_n(&conc_phase, CB_BEFORE, __ATOMIC_RELEASE);
+	for (k = 0; k < nw; k++) {
+		workers[k].idx = k;
+		snprintf(workers[k].name, sizeof(workers[k].name), "worker %d", k);
+		if (pthread_create(&workers[k].th, NULL, worker_main, &workers[k]))
+			die(2, "pthread_create: %s", strerror(errno));
+	}
+	for (k = 0; k < 30000 && __atomic_load_n(&nready, __ATOMIC_ACQUIRE) < nw; k++)
+		sleep_s(0.001);
+	sleep_s(base_s);
+
+	__atomic_store_n(&conc_phase, CB_MUT, __ATOMIC_RELEASE);
+	t0 = wall_s();
+	for (k = 0; k < nm; k++) {
+		mutators[k].idx = k;
+		snprintf(mutators[k].name, sizeof(mutators[k].name), "mutator %d", k);
+		if (pthread_create(&mutators[k].th, NULL, mutator_main, &mutators[k]))
+			die(2, "pthread_create: %s", strerror(errno));
+	}
+	sleep_s(opt.seconds);
+	__atomic_store_n(&mut_stop, 1, __ATOMIC_RELEASE);
+	for (k = 0; k < nm; k++)
+		pthread_join(mutators[k].th, NULL);
+	sh->conc.seconds = wall_s() - t0;
+
+	__atomic_store_n(&conc_phase, CB_AFTER, __ATOMIC_RELEASE);
+	sleep_s(base_s);
+	__atomic_store_n(&conc_phase, NCPHASE, __ATOMIC_RELEASE);
+	for (k = 0; k < nw; k++) {
+		pthread_join(workers[k].th, NULL);
+		sh->conc.lost += workers[k].c.lost;
+		sh->conc.throttled += workers[k].c.throttled;
+		sh->conc.records += workers[k].c.records;
+		sh->conc.overflow += workers[k].w.overflow;
+	}
+	sh->phase = P_DONE;
+	check_pristine();
+	if (mprotect((void *)sf.page, sf.page_len, PROT_READ))
+		fail("mprotect back to read-only: %s", strerror(errno));
+
+	t = conc_sum(CB_BEFORE);
+	/* a kernel that unwinds with frame pointers gets this chain wrong */
+	sframe_kernel = t.chain[1] && t.complete[1] * 2 >= t.chain[1];
+	if (!opt.quiet) {
+		printf("%s: concurrent: mutations:", prog);
+		for (k = 0; k < NMCLASS; k++)
+			printf(" %s %lu", mclass_names[k], conc_mutations(k));
+		printf("\n");
+		for (ph = 0; ph < NCPHASE; ph++) {
+			t = conc_sum(ph);
+			printf("%s: concurrent: %s: %lu runs, %lu samples: %lu on a pristine "
+			       "section (%lu in the chain: %lu complete, %lu prefix, %lu "
+			       "wrong), %lu not (%lu in the chain: %lu complete, %lu short, "
+			       "%lu wrong; %lu not between two observations)\n", prog,
+			       cphase_names[ph], t.runs, t.samples[0] + t.samples[1],
+			       t.samples[1], t.chain[1], t.complete[1], t.prefix[1],
+			       t.wrong[1], t.samples[0], t.chain[0], t.complete[0],
+			       t.prefix[0], t.wrong[0], t.unbracketed);
+		}
+		printf("%s: concurrent: %lu records, lost %lu, throttled %lu, "
+		       "observation log overflows %lu\n", prog, sh->conc.records,
+		       sh->conc.lost, sh->conc.throttled, sh->conc.overflow);
+	}
+	t = conc_sum(NCPHASE);
+	if (!t.samples[0] && !t.samples[1])
+		fail("no samples: nothing was tested");
+	if (!conc_sum(CB_MUT).chain[1])
+		fail("no sample in the chain on a pristine section while mutating: "
+		     "nothing was tested");
+	if (t.wrong[1] && (sframe_kernel || opt.expect))
+		fail("%lu samples on a pristine section with a wrong frame", t.wrong[1]);
+	else if (t.wrong[1] && !opt.quiet)
+		printf("%s: concurrent: the kernel does not unwind this program with "
+		       "SFrame (baseline: %lu of %lu chains complete): %lu wrong chains "
+		       "on a pristine section not counted as failures\n", prog,
+		       conc_sum(CB_BEFORE).complete[1], conc_sum(CB_BEFORE).chain[1],
+		       t.wrong[1]);
+	if (opt.expect) {
+		for (ph = CB_BEFORE; ph <= CB_AFTER; ph += CB_AFTER - CB_BEFORE) {
+			t = conc_sum(ph);
+			if (!t.chain[1] || t.complete[1] * 10 < t.chain[1] * 9)
+				fail("%s: %lu of %lu chains on a pristine section complete, "
+				     "expected >= 90%%", cphase_names[ph], t.complete[1],
+				     t.chain[1]);
+		}
+	}
+	return failed ? 1 : 0;
+}
+
 /* ---- main -------------------------------------------------------------------- */
 
 static void print_counts(const char *what, enum phase ph)
@@ -2078,6 +2797,22 @@ static int child_main(void)
 	return failed ? 1 : 0;
 }
 
+/* the concurrent mode's summary line (in the parent) */
+static void conc_summary(int crashes)
+{
+	struct cstats t = conc_sum(NCPHASE);
+	unsigned long n = conc_mutations(-1);
+
+	printf("%s: concurrent: %d workers, %d mutators, %.1f s: %lu samples, %lu on a "
+	       "pristine section (%lu in the chain: %lu complete, %lu prefix, %lu wrong), "
+	       "%lu in mutation windows (%lu in the chain: %lu complete, %lu short, %lu "
+	       "wrong); %lu mutations (%.0f/s), %d crashes\n", prog, sh->conc.workers,
+	       sh->conc.mutators, sh->conc.seconds, t.samples[0] + t.samples[1],
+	       t.samples[1], t.chain[1], t.complete[1], t.prefix[1], t.wrong[1],
+	       t.samples[0], t.chain[0], t.complete[0], t.prefix[0], t.wrong[0], n,
+	       sh->conc.seconds > 0 ? n / sh->conc.seconds : 0.0, crashes);
+}
+
 static pid_t child;
 static volatile sig_atomic_t timed_out;
 
@@ -2092,7 +2827,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: %s [-n N] [-s SEED] [-q|-v] [-p NS] [-w SAMPLES] [-m MS] [-M MS]\n"
-		"          [-T SECONDS] [-e] [-u] [-N]\n"
+		"          [-T SECONDS] [-e] [-u] [-N] [-t THREADS [-j MUTATORS] [-d SECONDS]]\n"
 		"  -n  variants of each kind, section and stack (default 1000)\n"
 		"  -s  seed (default: from the time; printed)\n"
 		"  -q  the summary line only; -v every variant\n"
@@ -2105,7 +2840,10 @@ static void usage(void)
 		"  -u  fail on a callchain entry outside user space (a kernel address\n"
 		"      or a value perf tools take for a context marker)\n"
 		"  -N  no perf: run the variants only (tests this program, e.g. under\n"
-		"      qemu-user)\n", prog);
+		"      qemu-user)\n"
+		"  -t  concurrent mode: THREADS sampled workers run the chain while\n"
+		"      -j mutator threads (default THREADS) rewrite, unmap, remap the\n"
+		"      section and remap the text, for -d SECONDS (default 20)\n", prog);
 	exit(2);
 }
 
@@ -2114,7 +2852,7 @@ int main(int argc, char **argv)
 	int c, status;
 	bool seeded = false;
 
-	while ((c = getopt(argc, argv, "n:s:qvp:w:m:M:T:euN")) != -1) {
+	while ((c = getopt(argc, argv, "n:s:qvp:w:m:M:T:euNt:j:d:")) != -1) {
 		switch (c) {
 		case 'n':
 			opt.n = strtoul(optarg, NULL, 0);
@@ -2153,16 +2891,40 @@ int main(int argc, char **argv)
 		case 'N':
 			opt.no_perf = true;
 			break;
+		case 't':
+			opt.threads = strtoul(optarg, NULL, 0);
+			break;
+		case 'j':
+			opt.mutators = strtoul(optarg, NULL, 0);
+			break;
+		case 'd':
+			opt.seconds = strtoul(optarg, NULL, 0);
+			break;
 		default:
 			usage();
 		}
 	}
 	if (optind != argc || !opt.period_ns || !opt.max_ms || opt.min_ms > opt.max_ms)
 		usage();
-	if (!seeded)
-		opt.seed = ((u64)time(NULL) << 20) ^ (u64)getpid();
+	if (opt.threads && !opt.mutators)
+		opt.mutators = opt.threads;
+	if (opt.threads > CONC_MAX || opt.mutators > CONC_MAX ||
+	    (opt.threads && (opt.no_perf || !opt.seconds)))
+		usage();
+	if (!seeded) {
+		struct timespec ts;
+
+		/* (the arm64 VM has no RTC: its time starts at 0) */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		opt.seed = ((u64)time(NULL) << 20) ^ (u64)getpid() ^
+			   (((u64)ts.tv_sec * 1000000000 + ts.tv_nsec) << 24);
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!opt.quiet)
+	if (!opt.quiet && opt.threads)
+		printf("%s: seed %#" PRIx64 " (-s to repeat), concurrent: %lu workers, "
+		       "%lu mutators, %lu s\n", prog, opt.seed, opt.threads,
+		       opt.mutators, opt.seconds);
+	else if (!opt.quiet)
 		printf("%s: seed %#" PRIx64 " (-s to repeat), %lu variants of each kind\n",
 		       prog, opt.seed, opt.n);
 
@@ -2176,7 +2938,7 @@ int main(int argc, char **argv)
 		die(2, "fork: %s", strerror(errno));
 	if (child == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		_exit(child_main());
+		_exit(opt.threads ? conc_main() : child_main());
 	}
 	signal(SIGALRM, on_alarm);
 	alarm(opt.timeout);
@@ -2197,8 +2959,12 @@ int main(int argc, char **argv)
 		       sh->desc, opt.seed);
 	else if (WEXITSTATUS(status))
 		printf("%s: FAIL: seed %#" PRIx64 "\n", prog, opt.seed);
-	printf("%s: %lu section variants, %lu stack variants, %lu samples (%lu with a "
-	       "chain > 1 frame), %d crashes\n", prog, sh->nsection, sh->nstack,
-	       sh->samples, sh->chained, WIFSIGNALED(status) && !timed_out);
+	if (opt.threads)
+		conc_summary(WIFSIGNALED(status) && !timed_out);
+	else
+		printf("%s: %lu section variants, %lu stack variants, %lu samples (%lu "
+		       "with a chain > 1 frame), %d crashes\n", prog, sh->nsection,
+		       sh->nstack, sh->samples, sh->chained,
+		       WIFSIGNALED(status) && !timed_out);
 	return WIFEXITED(status) && !WEXITSTATUS(status) && !timed_out ? 0 : 1;
 }
