@@ -146,45 +146,49 @@ static int sfu_walk_task(struct task_struct *task, struct sfu_trace *t,
 
 static void sfu_test_parked(struct kunit *test)
 {
-	struct sframe_unwind_state st;
-	struct sfu_trace t, ref = { };
+	struct sframe_unwind_state *st;
+	struct sfu_trace *t, *ref;
 	struct task_struct *task;
 	struct sframe_park *c;
 	int ret, at;
 
+	/* (off the stack: KASAN builds warn about a frame this size) */
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, c);
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	ref = kunit_kzalloc(test, sizeof(*ref), GFP_KERNEL);
+	st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, c && t && ref && st);
 	task = sfu_park(test, c);
 
-	ret = sfu_walk_task(task, &t, &st);
-	sfu_print(test, "parked kthread, SFrame", &t);
+	ret = sfu_walk_task(task, t, st);
+	sfu_print(test, "parked kthread, SFrame", t);
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "walk unreliable: %s",
-			    sframe_unwind_strerror(st.error));
-	KUNIT_EXPECT_TRUE(test, st.done);
-	at = sfu_find_chain(&t, 0, sframe_park_chain, ARRAY_SIZE(sframe_park_chain));
+			    sframe_unwind_strerror(st->error));
+	KUNIT_EXPECT_TRUE(test, st->done);
+	at = sfu_find_chain(t, 0, sframe_park_chain, ARRAY_SIZE(sframe_park_chain));
 	KUNIT_EXPECT_GE_MSG(test, at, 0, "chain leaf..func1 not found in order");
 	if (at >= 0) {
 		void *const rest[] = { sframe_park_thread };
 
-		KUNIT_EXPECT_EQ_MSG(test, sfu_find_chain(&t, at + 4, rest, 1),
+		KUNIT_EXPECT_EQ_MSG(test, sfu_find_chain(t, at + 4, rest, 1),
 				    at + 4, "func1 not called from the thread");
-		KUNIT_EXPECT_TRUE(test, at + 5 < t.n &&
-				  sfu_named(t.e[at + 5], "kthread"));
+		KUNIT_EXPECT_TRUE(test, at + 5 < t->n &&
+				  sfu_named(t->e[at + 5], "kthread"));
 	}
 	/* The final frame: ret_from_fork's pt_regs ends the walk. */
-	KUNIT_EXPECT_TRUE(test, t.n && sfu_in(t.e[t.n - 1], ret_from_fork));
-	KUNIT_EXPECT_PTR_EQ(test, st.regs, task_pt_regs(task));
+	KUNIT_EXPECT_TRUE(test, t->n && sfu_in(t->e[t->n - 1], ret_from_fork));
+	KUNIT_EXPECT_PTR_EQ(test, st->regs, task_pt_regs(task));
 
 	/* The same as the reference unwinder. */
 #ifdef CONFIG_X86_64
-	ret = arch_stack_walk_reliable_orc(sfu_store, &ref, task);
+	ret = arch_stack_walk_reliable_orc(sfu_store, ref, task);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 #else
-	arch_stack_walk_fp(sfu_store, &ref, task, NULL);
+	arch_stack_walk_fp(sfu_store, ref, task, NULL);
 #endif
-	sfu_print(test, "parked kthread, " SFU_REF_NAME, &ref);
-	KUNIT_EXPECT_EQ(test, t.n, ref.n);
-	KUNIT_EXPECT_EQ(test, memcmp(t.e, ref.e, sizeof(long) * min(t.n, ref.n)), 0);
+	sfu_print(test, "parked kthread, " SFU_REF_NAME, ref);
+	KUNIT_EXPECT_EQ(test, t->n, ref->n);
+	KUNIT_EXPECT_EQ(test, memcmp(t->e, ref->e, sizeof(long) * min(t->n, ref->n)), 0);
 
 	sframe_park_stop(c, task);
 }
@@ -665,9 +669,9 @@ static void sfu_test_fgraph(struct kunit *test)
 static void sfu_test_corrupt(struct kunit *test)
 {
 	unsigned long *stack, *slot = NULL, saved, end;
-	struct sframe_unwind_state st;
+	struct sframe_unwind_state *st;
 	struct task_struct *task;
-	struct sfu_trace t;
+	struct sfu_trace *t;
 	struct sframe_park *c;
 	unsigned int i;
 	const struct {
@@ -681,8 +685,11 @@ static void sfu_test_corrupt(struct kunit *test)
 		{ "return address -1", ~0UL },
 	};
 
+	/* (off the stack: KASAN builds warn about a frame this size) */
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, c);
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, c && t && st);
 	task = sfu_park(test, c);
 
 	/* The slot holding func2's return address into func1. */
@@ -706,9 +713,9 @@ static void sfu_test_corrupt(struct kunit *test)
 		int ret;
 
 		*slot = bad[i].val;
-		ret = sfu_walk_task(task, &t, &st);
+		ret = sfu_walk_task(task, t, st);
 		kunit_info(test, "%s: %d (%s) after %u frames\n", bad[i].what,
-			   ret, sframe_unwind_strerror(st.error), t.n);
+			   ret, sframe_unwind_strerror(st->error), t->n);
 		KUNIT_EXPECT_NE_MSG(test, ret, 0, "%s", bad[i].what);
 	}
 	*slot = saved;
@@ -718,9 +725,9 @@ static void sfu_test_corrupt(struct kunit *test)
 		unsigned long sp = task->thread.sp;
 
 		task->thread.sp = 0x1000;
-		KUNIT_EXPECT_NE(test, sfu_walk_task(task, &t, &st), 0);
+		KUNIT_EXPECT_NE(test, sfu_walk_task(task, t, st), 0);
 		task->thread.sp = (unsigned long)&jiffies;
-		KUNIT_EXPECT_NE(test, sfu_walk_task(task, &t, &st), 0);
+		KUNIT_EXPECT_NE(test, sfu_walk_task(task, t, st), 0);
 		task->thread.sp = sp;
 	}
 #else
@@ -728,12 +735,12 @@ static void sfu_test_corrupt(struct kunit *test)
 		unsigned long sp = task->thread.cpu_context.sp;
 
 		task->thread.cpu_context.sp = 0x1000;
-		KUNIT_EXPECT_NE(test, sfu_walk_task(task, &t, &st), 0);
+		KUNIT_EXPECT_NE(test, sfu_walk_task(task, t, st), 0);
 		task->thread.cpu_context.sp = sp;
 	}
 #endif
 	/* Restored: reliable again. */
-	KUNIT_EXPECT_EQ(test, sfu_walk_task(task, &t, &st), 0);
+	KUNIT_EXPECT_EQ(test, sfu_walk_task(task, t, st), 0);
 	sframe_park_stop(c, task);
 }
 

@@ -126,7 +126,8 @@ fi
 # qemu/user/churn.c forks and execs, runs a threaded workload (user and
 # kernel spinners, sleepers, page faults, signals, timers, migrations),
 # reads every /proc/PID/task/TID/stack and samples the whole system with
-# perf (kernel and user chains); sframe_churn.ko walks every task
+# perf (kernel and user chains), and so does Debian's perf (perf record -a
+# -g) when it is in the initramfs; sframe_churn.ko walks every task
 # reliably and compares each reliable trace of a task held off the CPU
 # with the architecture's unwinder (kernel/sframe_churn.c); a loop loads
 # and unloads modules.  Disagreements, a failed walk of a walker's own
@@ -158,10 +159,10 @@ churn_test() {
 		while [ ! -e /tmp/churn.stop ]; do
 			for m in $mods; do
 				if modprobe "$m" 2>/tmp/churn.modprobe; then
-					# EAGAIN while a module is briefly in use
-					# (the crypto self-tests hold theirs): retry
+					# the module only (its dependencies stay):
+					# retried on EAGAIN while it is briefly in use
 					t=0
-					until modprobe -r "$m" 2>/tmp/churn.modprobe; do
+					until rmmod "$m" 2>/tmp/churn.modprobe; do
 						t=$((t + 1))
 						[ $t -lt 10 ] || break
 						sleep 0.2
@@ -184,10 +185,35 @@ churn_test() {
 		done
 	) &
 	ch_loop=$!
+	# and Debian's perf, system-wide with call graphs, at the same time
+	ch_perf=
+	if [ -x /usr/bin/perf ]; then
+		perf record -q -a -g -F 499 -o /tmp/churn-perf.data -- sleep "$ch_secs" \
+			>/tmp/churn-perf.out 2>&1 &
+		ch_perf=$!
+	fi
 	/usr/test/churn -T "$ch_secs" >/tmp/churn.out 2>&1
 	ch_rc=$?
 	touch /tmp/churn.stop
 	wait $ch_loop
+	if [ -n "$ch_perf" ]; then
+		wait $ch_perf
+		ch_perf_rc=$?
+		# samples, and how many have kernel and user frames
+		if [ "$ch_perf_rc" = 0 ] &&
+		   perf script -i /tmp/churn-perf.data -F ip,sym 2>/dev/null |
+		   awk 'NF == 0 { if (n) { s++; if (k) ks++; if (u) us++ } n = k = u = 0; next }
+			{ n++; if ($1 ~ /^ffff/) k++; else u++ }
+			END { if (n) { s++; if (k) ks++; if (u) us++ }
+			      printf "%d samples, %d with kernel frames, %d with user frames\n", s, ks, us
+			      exit !(s > 0) }' >/tmp/churn-perf.line 2>&1; then
+			echo "PASS: churn: Debian perf record -a -g meanwhile: $(cat /tmp/churn-perf.line)"
+		else
+			echo "FAIL: churn: Debian perf record -a -g meanwhile (exit $ch_perf_rc)"
+			sed 's/^/    /' /tmp/churn-perf.out | head -n 20
+		fi
+		rm -f /tmp/churn-perf.data
+	fi
 	echo stop >/sys/kernel/debug/sframe/churn
 	cat /sys/kernel/debug/sframe/churn >/tmp/churn.k
 	rmmod sframe_churn
