@@ -33,6 +33,29 @@ want() {
 	return 1
 }
 
+# mark NAME: a marker in the kernel log (level 7: in dmesg, not on the
+# console, where it could cut one of our lines) for log_clean NAME
+mark() {
+	echo "<7>smoke: $1: start" >/dev/kmsg 2>/dev/null
+}
+
+# log_clean NAME: PASS/FAIL "NAME: kernel log clean" for the kernel log
+# since mark NAME: no oops, BUG, WARN, KASAN/UBSAN report or lockup.
+log_clean() {
+	if dmesg | grep -q "smoke: $1: start"; then
+		dmesg | sed -n "/smoke: $1: start/,\$p"
+	else
+		dmesg
+	fi >/tmp/log-clean.dmesg
+	if grep -E "Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|Call [Tt]race|Unable to handle kernel|general protection|soft lockup|hung task" \
+		/tmp/log-clean.dmesg >/tmp/log-clean.splat; then
+		echo "FAIL: $1: kernel log clean"
+		head -n 40 /tmp/log-clean.splat | sed 's/^/    /'
+	else
+		echo "PASS: $1: kernel log clean (no splat or lockup report)"
+	fi
+}
+
 echo "PASS: kernel booted"
 check "kallsyms has __start_sframe" grep -q ' __start_sframe$' /proc/kallsyms
 # The SFrame core validated and indexed vmlinux's .sframe at boot.
@@ -142,8 +165,7 @@ churn_test() {
 	fi
 	grep -q " /sys/kernel/debug debugfs " /proc/mounts ||
 		mount -t debugfs none /sys/kernel/debug 2>/dev/null
-	# (level 7: in dmesg, not on the console, where it could cut a line)
-	echo "<7>smoke: churn: start" >/dev/kmsg
+	mark churn
 	if ! insmod $ch_ko >/tmp/churn.insmod 2>&1; then
 		echo "FAIL: churn: insmod sframe_churn"
 		sed 's/^/    /' /tmp/churn.insmod
@@ -262,14 +284,7 @@ churn_test() {
 		echo "FAIL: churn: module loads and unloads meanwhile: ${ch_mods:-0}, ${ch_bad:-?} failed"
 		sort /tmp/churn.modfail 2>/dev/null | uniq -c | head -n 20 | sed 's/^/    /'
 	fi
-	dmesg | sed -n '/smoke: churn: start/,$p' >/tmp/churn.dmesg
-	if grep -E "Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|Call [Tt]race|Unable to handle kernel|general protection|soft lockup|hung task" \
-		/tmp/churn.dmesg >/tmp/churn.splat; then
-		echo "FAIL: churn: kernel log clean"
-		head -n 40 /tmp/churn.splat | sed 's/^/    /'
-	else
-		echo "PASS: churn: kernel log clean (no splat or lockup report)"
-	fi
+	log_clean churn
 }
 
 if [ -z "$kunit_only" ] && [ -z "$tour" ] && want churn; then
@@ -378,46 +393,36 @@ user_first_samples() {
 # (default 20 s, 30 s under KASAN). "user_hostile_tests concurrent": only
 # that run (sframe_only=hostile-mt).
 user_hostile_tests() {
-	uh_out=/tmp/user-hostile.out
-	# dmesg after this marker is the run's
-	echo "<7>smoke: user hostile: start" >/dev/kmsg 2>/dev/null
+	mark "user hostile"
 	if [ "${1:-}" != concurrent ]; then
-		if /usr/test/sframe-hostile -n "${USER_HOSTILE_VARIANTS:-1000}" -T 600 \
-			>$uh_out 2>&1; then
-			uh_v=PASS
-		else
-			uh_v=FAIL
-		fi
-		uh_sum=$(sed -n 's/^sframe-hostile: \([0-9]* section variants.*\)/\1/p' $uh_out)
-		uh_seed=$(sed -n 's/^sframe-hostile: seed \(0x[0-9a-f]*\).*/\1/p' $uh_out)
-		echo "$uh_v: user hostile: forged .sframe and stacks under perf (${uh_sum:-no result}; seed ${uh_seed:-?})"
-		[ "$uh_v" = PASS ] || sed 's/^/    /' $uh_out
+		uh_run "forged .sframe and stacks under perf" \
+			'\([0-9]* section variants.*\)' \
+			-n "${USER_HOSTILE_VARIANTS:-1000}" -T 600
 	fi
 	uh_secs=20
 	grep -q ' kasan_report$' /proc/kallsyms && uh_secs=30
 	uh_secs=${USER_HOSTILE_CONC_SECONDS:-$uh_secs}
-	if /usr/test/sframe-hostile -t 2 -d "$uh_secs" -e -T $((uh_secs * 4 + 120)) \
-		>$uh_out 2>&1; then
+	uh_run "concurrent: no wrong frame on a pristine section" \
+		'concurrent: \([0-9]* workers, .*\)' \
+		-t 2 -d "$uh_secs" -e -T $((uh_secs * 4 + 120))
+	log_clean "user hostile"
+}
+
+# uh_run WHAT SUMMARY-RE ARGS...: one sframe-hostile run, a PASS/FAIL line
+# with its summary (the \(...\) of SUMMARY-RE after "sframe-hostile: ")
+# and seed, its output when it fails.
+uh_run() {
+	uh_what=$1 uh_re=$2
+	shift 2
+	if /usr/test/sframe-hostile "$@" >/tmp/user-hostile.out 2>&1; then
 		uh_v=PASS
 	else
 		uh_v=FAIL
 	fi
-	uh_sum=$(sed -n 's/^sframe-hostile: concurrent: \([0-9]* workers, .*\)/\1/p' $uh_out)
-	uh_seed=$(sed -n 's/^sframe-hostile: seed \(0x[0-9a-f]*\).*/\1/p' $uh_out)
-	echo "$uh_v: user hostile: concurrent: no wrong frame on a pristine section (${uh_sum:-no result}; seed ${uh_seed:-?})"
-	[ "$uh_v" = PASS ] || sed 's/^/    /' $uh_out
-	if dmesg | grep -q "smoke: user hostile: start"; then
-		dmesg | sed -n '/smoke: user hostile: start/,$p' >/tmp/user-hostile.dmesg
-	else
-		dmesg >/tmp/user-hostile.dmesg
-	fi
-	if grep -E "Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|Call [Tt]race|Unable to handle kernel|general protection" \
-		/tmp/user-hostile.dmesg >/tmp/user-hostile.splat; then
-		echo "FAIL: user hostile: kernel log clean"
-		head -n 40 /tmp/user-hostile.splat | sed 's/^/    /'
-	else
-		echo "PASS: user hostile: kernel log clean"
-	fi
+	uh_sum=$(sed -n "s/^sframe-hostile: $uh_re/\\1/p" /tmp/user-hostile.out)
+	uh_seed=$(sed -n 's/^sframe-hostile: seed \(0x[0-9a-f]*\).*/\1/p' /tmp/user-hostile.out)
+	echo "$uh_v: user hostile: $uh_what (${uh_sum:-no result}; seed ${uh_seed:-?})"
+	[ "$uh_v" = PASS ] || sed 's/^/    /' /tmp/user-hostile.out
 }
 
 # ---- cost of a user callchain: defined here, not called yet ---------------
