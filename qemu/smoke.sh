@@ -22,10 +22,13 @@ grep -q 'kunit.filter_glob' /proc/cmdline && kunit_only=1
 # sweep, samples or selftests, shorter benchmarks.
 tour=
 grep -qw sframe_tour /proc/cmdline && tour=1
+# Booted by make check DEEP=1 (scripts/qemu-test.sh): the longer variants.
+deep=
+grep -qw sframe_deep /proc/cmdline && deep=1
 # sframe_only=a,b (QEMU_APPEND of scripts/qemu-test.sh): only these parts
 # (modules, livepatch, selftests, klp-bench, demo, churn, user, perf,
-# hostile-mt: the concurrent hostile run only, plus those the parts below
-# name), for working on one of them.
+# hostile-mt: the concurrent hostile run only, bench: the benchmarks only),
+# for working on one of them.
 only=$(sed -n 's/.*sframe_only=\([^ ]*\).*/\1/p' /proc/cmdline)
 want() {
 	[ -z "$only" ] && return 0
@@ -132,6 +135,8 @@ fi
 # traces of a blocked kthread and across a timer interrupt, next to the
 # architecture's own unwinder, then the benchmark (ratios, not checked).
 demo=/lib/modules-test/sframe_unwind_demo.ko
+# (sframe_only=bench: only the benchmarks, the kernel's and the user
+# callchain's, for scripts/bench-kernel.sh)
 if [ -z "$kunit_only" ] && [ -e $demo ] && want demo; then
 	check "demo: insmod sframe_unwind_demo show=1" insmod $demo show=1
 	check "demo: blocked task: reliable, same trace as the reference" \
@@ -139,6 +144,8 @@ if [ -z "$kunit_only" ] && [ -e $demo ] && want demo; then
 	check "demo: timer interrupt: reliable" \
 		sh -c 'dmesg | grep -q "sframe_unwind_demo: timer interrupt .*: SFrame reliable"'
 	rmmod sframe_unwind_demo
+fi
+if [ -z "$kunit_only" ] && [ -e $demo ] && { want demo || want bench; }; then
 	check "demo: insmod sframe_unwind_demo bench=1" insmod $demo bench=1
 	dmesg | grep 'sframe_unwind_demo: bench:' | sed 's/^\[[ 0-9.]*\] /BENCH: /'
 	rmmod sframe_unwind_demo
@@ -628,7 +635,9 @@ perf_tool_tests() {
 		[ $pt_v = PASS ] || head -n 40 /tmp/perf-report.out | sed 's/^/    /'
 		pt_bench="SFrame ($pt_fpname) $pt_num"
 		rm -f /tmp/perf-*.data
-		# numbers only: perf's DWARF unwinding is not ours
+		# numbers only: perf's DWARF unwinding is not ours (one
+		# workload, all three under DEEP=1)
+		[ "$pt_b" = chain-work-static ] || [ -n "$deep" ] || continue
 		pt_run "$pt_b" "$pt_r" dwarf
 		echo "BENCH: perf: $pt_b: $pt_bench; DWARF (--call-graph dwarf) $pt_num, $pt_wrong wrong"
 		sed -n '2,$s/^/    /p' /tmp/perf-chains.out
@@ -640,9 +649,11 @@ perf_tool_tests() {
 # sampler on each build of the workload, hostile sections and stacks, and
 # the per-sample cost against frame pointers.
 # (sframe_only=hostile-mt: only the concurrent hostile run)
-if [ -z "$kunit_only" ] && { want user || want hostile-mt; } &&
+if [ -z "$kunit_only" ] && { want user || want hostile-mt || want bench; } &&
    grep -q 'sframe_user_callchain' /proc/kallsyms && [ -x /usr/test/chain-fp ]; then
-	if ! want user; then
+	if ! want user && want bench; then
+		user_unwind_bench
+	elif ! want user; then
 		user_hostile_tests concurrent
 	elif [ -n "$tour" ]; then
 		USER_UNWIND_SAMPLES=300 user_unwind_tests

@@ -12,13 +12,15 @@
 #   make check-defconfig [ARCH=...]   the arch's defconfig + our options:
 #                                     build, verify, boot, KUnit (slow)
 #   make check-configs                our objects in every Kconfig combination
+#   make bench-kernel [ARCH=...]      unwinder and user callchain benchmarks,
+#                                     -icount (twice) and TCG, one line per goal
 
 ARCH ?= x86_64
 KERNEL_ARCHES := x86_64 arm64
 HARNESS := $(dir $(lastword $(MAKEFILE_LIST)))
 
 .PHONY: kernel-deps kernel-prepare kernel kernel-all kunit qemu-test run lint \
-	check-defconfig check-configs
+	check-defconfig check-configs bench-kernel
 
 kernel-deps:
 	@$(HARNESS)deps.sh
@@ -49,3 +51,6 @@ check-defconfig: tools
 
 check-configs: kernel-prepare
 	@$(HARNESS)check-configs.sh
+
+bench-kernel:
+	@$(HARNESS)bench-kernel.sh $(ARCH)

@@ -31,7 +31,7 @@ timeout=${TIMEOUT:-$(( $([ -n "${VARIANT:-}" ] && echo 900 || echo 400) + churn 
 [ -n "${INTERACTIVE:-}" ] && [ -t 0 ] && shell=rdshell || shell=
 "$ROOT/scripts/initramfs.sh" "$A"
 qemu_cmd "$A" "$ROOT/build/initramfs-$name.cpio.gz" \
-	"panic=-1 kunit.enable=0 sframe_churn_seconds=$churn $shell ${QEMU_APPEND:-}"
+	"panic=-1 kunit.enable=0 sframe_churn_seconds=$churn ${DEEP:+sframe_deep} $shell ${QEMU_APPEND:-}"
 
 if [ -n "${INTERACTIVE:-}" ]; then
 	echo "[qemu $name] interactive boot (log: ${log#"$ROOT"/}; Ctrl-A X quits)"

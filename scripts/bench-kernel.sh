@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make bench-kernel [ARCH=x86_64|arm64]: the kernel unwinder's benchmark
+# (sframe_unwind_demo bench=1: our walk against ORC / frame pointers on
+# the same stacks, lookup cache warm and emptied) and the user callchain's
+# (frame pointers against SFrame per sample), in the test kernel booted
+# with sframe_only=bench:
+#   - twice with QEMU's instruction-counting clock (-icount shift=0: guest
+#     time is instructions executed, 1 ns each), so that a ratio is the
+#     same from run to run and from machine to machine;
+#   - once on TCG's ordinary clock (host time: drifts by tens of percent
+#     with the host's load).
+# Then one line per goal of issue 14: the icount ratios, the TCG one, the
+# goal, met or not met (judged on the first icount run), and the boot-time
+# validation and indexing of vmlinux's section (ms, and ms per MB).
+# A benchmark, not a test: it fails only when a run gives no numbers.
+# Logs: build/logs/bench-ARCH-{icount1,icount2,tcg}.log.
+set -euo pipefail
+
+. "$(dirname "$0")/common.sh"
+arch_setup "${1:-}"
+A=$1
+[ -f "$OUT/$IMAGE" ] || { echo "[bench $A] no kernel: make kernel ARCH=$A first"; exit 1; }
+"$ROOT/scripts/initramfs.sh" "$A" >/dev/null
+initrd=$ROOT/build/initramfs-$A.cpio.gz
+
+# run NAME QEMU-OPTIONS...: boot, keep the console log
+run() {
+	local name=$1 log=$LOGS/bench-$A-$1.log
+	shift
+	qemu_cmd "$A" "$initrd" "panic=-1 kunit.enable=0 sframe_only=bench"
+	echo "[bench $A] $name: boot (log: ${log#"$ROOT"/})"
+	timeout -k 5 900 "${QEMU[@]}" "$@" </dev/null 2>&1 | tr -d '\r' >"$log" || true
+	grep -q 'sframe_unwind_demo: bench: arch_stack_walk:' "$log" ||
+		{ echo "[bench $A] $name: no benchmark in the log"; exit 1; }
+}
+run icount1 -icount shift=0,sleep=off
+run icount2 -icount shift=0,sleep=off
+run tcg
+
+# ratios LOG: "warm cold user boot_us boot_bytes" of one run
+ratios() {
+	awk '
+	/sframe_unwind_demo: bench: arch_stack_walk: / { sub(/.*ratio /, ""); w = $1 + 0 }
+	/sframe_unwind_demo: bench: arch_stack_walk, lookup cache emptied/ { sub(/.*ratio /, ""); c = $1 + 0 }
+	/BENCH: user callchain: / { sub(/.*ratio /, ""); u = $1 + 0 }
+	/sframe: vmlinux: SFrame v[0-9]+, .*: valid \(checked and indexed in/ {
+		for (i = 1; i <= NF; i++) if ($i == "bytes:") b = $(i - 1)
+		sub(/.*indexed in /, ""); t = $1 + 0
+	}
+	END { printf "%s %s %s %s %s\n", w, c, u, t, b }' "$1"
+}
+read -r w1 c1 u1 t1 b1 < <(ratios "$LOGS/bench-$A-icount1.log")
+read -r w2 c2 u2 _ _ < <(ratios "$LOGS/bench-$A-icount2.log")
+read -r w3 c3 u3 t3 _ < <(ratios "$LOGS/bench-$A-tcg.log")
+
+if [ "$A" = x86_64 ]; then
+	ref=ORC gw=1.0 gc=1.2
+else
+	ref="frame pointers" gw=2 gc=3
+fi
+# goal WHAT ICOUNT1 ICOUNT2 TCG GOAL UNIT
+goal() {
+	awk -v what="$1" -v a="$2" -v b="$3" -v t="$4" -v g="$5" -v unit="$6" 'BEGIN {
+		printf "goal: %s: %.2f%s (icount: %.2f, %.2f; TCG clock: %.2f) (goal <= %s%s): %s\n",
+			what, a, unit, a, b, t, g, unit, (a <= g ? "met" : "not met")
+	}'
+}
+echo "[bench $A] results (icount runs 1 and 2, TCG clock)"
+goal "$A kernel walk, lookup cache warm, against $ref" "$w1" "$w2" "$w3" $gw x
+goal "$A kernel walk, lookup cache cold, against $ref" "$c1" "$c2" "$c3" $gc x
+goal "$A user callchain per sample, against frame pointers" "$u1" "$u2" "$u3" 2 x
+awk -v us="$t1" -v tus="$t3" -v b="$b1" -v a="$A" 'BEGIN {
+	mb = b / 1048576
+	printf "goal: %s boot validation and indexing of vmlinux .sframe (%.2f MB): %.1f ms, %.1f ms/MB (icount; TCG clock: %.1f ms) (goal <= 150 ms for a defconfig, linear in size): %s\n",
+		a, mb, us / 1000, (mb > 0 ? us / 1000 / mb : 0), tus / 1000,
+		(us / 1000 / (mb > 0 ? mb : 1) * 3 <= 150 ? "met at 3 MB" : "not met at 3 MB")
+}'
