@@ -174,7 +174,7 @@ static bool sframe_uw_regs(struct sframe_unwind_state *state,
 		state->regs = regs;
 		return false;
 	}
-	if (user_mode(regs))
+	if (sframe_arch_user_regs(regs))
 		return sframe_uw_stop(state, SFRAME_UW_REGS);
 	if (!sframe_uw_consume(state, addr + sizeof(*regs)))
 		return sframe_uw_stop(state, SFRAME_UW_STACK);

@@ -54,6 +54,13 @@ bool sframe_arch_after_call(unsigned long ra);
 bool sframe_arch_final_regs(struct sframe_unwind_state *state,
 			    struct pt_regs *regs);
 
+/*
+ * user_mode() of @regs without a KASAN check: a best-effort walk of a task
+ * that is running may find its pt_regs annotation over stack the task has
+ * reused since (a redzone of a live frame).
+ */
+bool sframe_arch_user_regs(const struct pt_regs *regs);
+
 /* Capture pc, sp and fp at this point of the (always inlining) caller. */
 static __always_inline void sframe_arch_here(unsigned long *pc,
 					     unsigned long *sp,

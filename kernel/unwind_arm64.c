@@ -184,3 +184,9 @@ bool sframe_arch_final_regs(struct sframe_unwind_state *state,
 {
 	return regs == task_pt_regs(state->task);
 }
+
+bool sframe_arch_user_regs(const struct pt_regs *regs)
+{
+	return (READ_ONCE_NOCHECK(regs->pstate) & PSR_MODE_MASK) ==
+	       PSR_MODE_EL0t;	/* user_mode() */
+}

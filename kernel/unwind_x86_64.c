@@ -183,3 +183,8 @@ bool sframe_arch_final_regs(struct sframe_unwind_state *state,
 {
 	return regs == task_pt_regs(state->task);
 }
+
+bool sframe_arch_user_regs(const struct pt_regs *regs)
+{
+	return READ_ONCE_NOCHECK(regs->cs) & 3;	/* user_mode(), 64-bit */
+}

@@ -221,7 +221,7 @@ churn_test() {
 	# and Debian's perf, system-wide with call graphs, at the same time
 	ch_perf=
 	if [ -x /usr/bin/perf ]; then
-		perf record -q -a -g -F 499 -o /tmp/churn-perf.data -- sleep "$ch_secs" \
+		perf record -q -a -g -F 99 -o /tmp/churn-perf.data -- sleep "$ch_secs" \
 			>/tmp/churn-perf.out 2>&1 &
 		ch_perf=$!
 	fi
