@@ -46,6 +46,9 @@ void *realloc(void *p, size_t size)
 	return __libc_realloc(p, size);
 }
 
+/* noipa: not merged with an identical function (bench_plain/bench_index) */
+#define noinline_noipa	__attribute__((__noinline__, __noipa__))
+
 #define BENCH_SHIFT 8	/* 256-byte blocks, as ORC's lookup table */
 
 static double now(void)
@@ -66,9 +69,11 @@ static uint64_t next_rand(void)
 	return rng;
 }
 
-/* Our lookups: without an index (@sec has none) or with it; a loop of its
- * own in each caller, so that callgrind tells them apart. */
-static inline __attribute__((always_inline)) unsigned long
+/*
+ * Our lookups: without an index (@sec has none) or with it; a loop of its
+ * own in each caller, so that callgrind tells them apart.
+ */
+static __always_inline unsigned long
 bench_lookups(const struct sframe_section *sec, const uint64_t *pcs,
 	      unsigned long n, uint64_t *sum)
 {
@@ -85,22 +90,21 @@ bench_lookups(const struct sframe_section *sec, const uint64_t *pcs,
 	return ok;
 }
 
-/* noipa: not merged with bench_index() (identical code) by the compiler */
-static __attribute__((noinline, noipa)) unsigned long
+static noinline_noipa unsigned long
 bench_plain(const struct sframe_section *sec, const uint64_t *pcs,
 	    unsigned long n, uint64_t *sum)
 {
 	return bench_lookups(sec, pcs, n, sum);
 }
 
-static __attribute__((noinline, noipa)) unsigned long
+static noinline_noipa unsigned long
 bench_index(const struct sframe_section *sec, const uint64_t *pcs,
 	    unsigned long n, uint64_t *sum)
 {
 	return bench_lookups(sec, pcs, n, sum);
 }
 
-static __attribute__((noinline, noipa)) unsigned long
+static noinline_noipa unsigned long
 bench_libsframe(void *ls, uint64_t addr, const uint64_t *pcs,
 		unsigned long n)
 {
