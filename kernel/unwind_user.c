@@ -409,13 +409,17 @@ static void sframe_user_fault_in_fn(struct callback_head *head)
 	kfree(f);
 }
 
-/* Queue a fault-in of [@addr, @addr + @size) for @task (process context). */
+/*
+ * Queue a fault-in of [@addr, @addr + @size) for @task at its return to
+ * user space; count it in @count.
+ */
 static void sframe_user_queue_fault_in(struct task_struct *task,
-				       unsigned long addr, unsigned long size)
+				       unsigned long addr, unsigned long size,
+				       gfp_t gfp, atomic_long_t *count)
 {
 	struct sframe_user_fault_in *f;
 
-	f = kmalloc(sizeof(*f), GFP_KERNEL);
+	f = kmalloc(sizeof(*f), gfp);
 	if (!f)
 		return;
 	init_task_work(&f->work, sframe_user_fault_in_fn);
@@ -424,7 +428,7 @@ static void sframe_user_queue_fault_in(struct task_struct *task,
 	if (task_work_add(task, &f->work, TWA_RESUME))
 		kfree(f);
 	else
-		atomic_long_inc(&sframe_user_prefaults);
+		atomic_long_inc(count);
 }
 
 /*
@@ -442,13 +446,14 @@ static void sframe_user_prefault(struct vm_area_struct *vma)
 
 	if (!READ_ONCE(sframe_user_prefault_on) || !(vma->vm_flags & VM_READ))
 		return;
-	t = rcu_dereference_protected(vma->vm_mm->sframe_user,
-				      lockdep_is_held(&vma->vm_mm->mmap_lock));
+	t = sframe_user_table(vma->vm_mm);
 	for (i = 0; t && i < t->nr; i++) {
 		lo = max(vma->vm_start, t->secs[i].sframe);
 		hi = min(vma->vm_end, t->secs[i].sframe + t->secs[i].size);
 		if (lo < hi)
-			sframe_user_queue_fault_in(current, lo, hi - lo);
+			sframe_user_queue_fault_in(current, lo, hi - lo,
+						   GFP_KERNEL,
+						   &sframe_user_prefaults);
 	}
 }
 
@@ -464,45 +469,30 @@ static void sframe_user_prefault(struct vm_area_struct *vma)
 void sframe_user_fork(struct task_struct *p, u64 clone_flags)
 {
 	struct sframe_user_mm *t;
-	unsigned int i, nr = 0;
-	struct {
-		unsigned long addr, size;
-	} secs[SFRAME_USER_MAX_SECTIONS];
+	unsigned int i;
 
 	if ((clone_flags & CLONE_VM) || !p->mm ||
 	    !READ_ONCE(sframe_user_prefault_on))
 		return;
-	rcu_read_lock();
-	t = rcu_dereference(p->mm->sframe_user);
-	for (i = 0; t && i < t->nr && nr < ARRAY_SIZE(secs); i++, nr++) {
-		secs[nr].addr = t->secs[i].sframe;
-		secs[nr].size = t->secs[i].size;
-	}
-	rcu_read_unlock();
-	for (i = 0; i < nr; i++)
-		sframe_user_queue_fault_in(p, secs[i].addr, secs[i].size);
+	mmap_read_lock(p->mm);
+	t = sframe_user_table(p->mm);
+	for (i = 0; t && i < t->nr; i++)
+		sframe_user_queue_fault_in(p, t->secs[i].sframe,
+					   t->secs[i].size, GFP_KERNEL,
+					   &sframe_user_prefaults);
+	mmap_read_unlock(p->mm);
 }
 
 static void sframe_user_request_fn(struct irq_work *w)
 {
 	struct sframe_user_request *r =
 		container_of(w, struct sframe_user_request, irq_work);
-	struct sframe_user_fault_in *f;
 
 	/* Still the task that was sampled, and a user task. */
 	if (r->task == current && current->mm &&
-	    !(current->flags & (PF_KTHREAD | PF_EXITING))) {
-		f = kmalloc(sizeof(*f), GFP_ATOMIC);
-		if (f) {
-			init_task_work(&f->work, sframe_user_fault_in_fn);
-			f->addr = r->addr;
-			f->size = r->size;
-			if (task_work_add(current, &f->work, TWA_RESUME))
-				kfree(f);
-			else
-				atomic_long_inc(&sframe_user_lazy_faults);
-		}
-	}
+	    !(current->flags & (PF_KTHREAD | PF_EXITING)))
+		sframe_user_queue_fault_in(current, r->addr, r->size,
+					   GFP_ATOMIC, &sframe_user_lazy_faults);
 	/* The slot's fields are read above before it is free again. */
 	smp_store_release(&r->task, NULL);
 }
