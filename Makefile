@@ -84,8 +84,14 @@ $(HOST)/libsframe-glue.o: tools/bench/libsframe-glue.c tools/bench/libsframe-glu
 $(HOST)/test-libsframe: tools/testing/test-libsframe.c $(HOST)/libsframe-glue.o $(TOOL_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_HDRS)
 	$(CC) $(SAN_CFLAGS) -o $@ $< $(HOST)/libsframe-glue.o $(TOOL_SRCS) $(CORE)
 
+# The one frame step, also on this program's own stack: assembled with
+# --gsframe so that it has an SFrame section of its own.
+$(HOST)/test-step: tools/testing/test-step.c tools/testing/harness.h $(CORE) $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) -Wa,--gsframe -o $@ $< $(CORE)
+
 HOST_TESTS := $(HOST)/test-core $(HOST)/test-malformed $(HOST)/test-libsframe \
-	      $(HOST)/test-accessor \
+	      $(HOST)/test-accessor $(HOST)/test-step \
 	      $(HOST)/sframe-dump-san $(HOST)/sframe-freestanding.o tools/sframe-dump \
 	      $(HOST)/sframe-verify-san
 

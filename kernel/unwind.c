@@ -125,6 +125,38 @@ sframe_uw_read(struct sframe_unwind_state *state, unsigned long addr,
 	return true;
 }
 
+static __always_inline bool sframe_uw_mem_read(void *ctx, unsigned long addr,
+					       unsigned long *val)
+{
+	return sframe_uw_read(ctx, addr, val);
+}
+
+/* A CFA below SP lies on another stack (never on the current one). */
+static bool sframe_uw_mem_below(void *ctx, unsigned long cfa)
+{
+	struct sframe_unwind_state *state = ctx;
+
+	return cfa < state->stack.low || cfa > state->stack.high;
+}
+
+static const struct sframe_step_mem sframe_uw_mem = {
+	.read	= sframe_uw_mem_read,
+	.below	= sframe_uw_mem_below,
+};
+
+static const struct sframe_step_arch sframe_uw_arch = SFRAME_ARCH_STEP;
+
+/* What a failed sframe_step() means for a kernel walk. */
+static const u8 sframe_uw_step_errors[] = {
+	[SFRAME_STEP_END]	= SFRAME_UW_FINAL,
+	[SFRAME_STEP_CFA_REG]	= SFRAME_UW_NO_RULE,
+	[SFRAME_STEP_SP_LOW]	= SFRAME_UW_NO_RULE,
+	[SFRAME_STEP_READ]	= SFRAME_UW_STACK,
+	[SFRAME_STEP_DIRECTION]	= SFRAME_UW_DIRECTION,
+	[SFRAME_STEP_LR]	= SFRAME_UW_LR,
+	[SFRAME_STEP_RA]	= SFRAME_UW_RA,
+};
+
 /* Everything below @sp on the current stack is consumed. */
 static __always_inline bool
 sframe_uw_consume(struct sframe_unwind_state *state, unsigned long sp)
@@ -188,28 +220,6 @@ static bool sframe_uw_regs(struct sframe_unwind_state *state,
 	return true;
 }
 
-/* Frame-pointer fallback (best effort only): the frame record at FP. */
-static bool sframe_uw_fp_fallback(struct sframe_unwind_state *state)
-{
-	unsigned long fp = state->fp, next_fp, ra;
-
-	sframe_uw_unreliable(state, SFRAME_UW_FALLBACK);
-	if (!IS_ENABLED(CONFIG_FRAME_POINTER) && !IS_ENABLED(CONFIG_ARM64))
-		return sframe_uw_stop(state, SFRAME_UW_NO_RULE);
-	if (fp < state->sp || !sframe_uw_read(state, fp, &next_fp) ||
-	    !sframe_uw_read(state, fp + sizeof(long), &ra))
-		return sframe_uw_stop(state, SFRAME_UW_STACK);
-	state->sp = fp + 2 * sizeof(long);
-	if (!sframe_uw_consume(state, state->sp))
-		return sframe_uw_stop(state, SFRAME_UW_STACK);
-	state->fp = next_fp;
-	state->pc = sframe_arch_recover_ra(state, ra, fp + sizeof(long));
-	state->exact = false;
-	state->lr_valid = false;
-	state->regs = NULL;
-	return true;
-}
-
 /*
  * The boot CPU's idle task (init_task) runs cpu_startup_entry() from
  * rest_init(), which never returns: the frames below are __init code
@@ -250,7 +260,12 @@ static bool sframe_uw_at_end(unsigned long ra)
  */
 bool sframe_unwind_next(struct sframe_unwind_state *state)
 {
-	unsigned long lookup, base, cfa, ra, fp, sp;
+	bool exact = state->flags & SFRAME_FRAME_EXACT, by_fp = false;
+	struct sframe_frame f = {
+		.sp = state->sp, .fp = state->fp, .lr = state->lr,
+		.flags = state->flags,
+	};
+	unsigned long lookup, ra, slot;
 	const struct sframe_annot *a;
 	struct sframe_rule rule;
 	int err;
@@ -261,8 +276,7 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 		return sframe_uw_stop(state, SFRAME_UW_TOO_DEEP);
 
 	/* A return address may follow a call at the very end of a function. */
-	lookup = state->exact ? state->pc : state->pc - 1;
-	sp = state->sp;
+	lookup = exact ? state->pc : state->pc - 1;
 	if (state->task == &init_task && sframe_uw_in_rest_init(lookup)) {
 		state->done = true;
 		return false;
@@ -273,7 +287,7 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 	if (a) {
 		switch (a->type) {
 		case SFRAME_ANNOT_REGS:
-			return sframe_uw_regs(state, sp + a->off,
+			return sframe_uw_regs(state, f.sp + a->off,
 					      a->flags & SFRAME_ANNOT_F_TRAP);
 		case SFRAME_ANNOT_END:
 			if (is_idle_task(state->task)) {
@@ -283,7 +297,7 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 			return sframe_uw_stop(state, SFRAME_UW_FINAL);
 		case SFRAME_ANNOT_SP_INDIRECT:
 			/* Stack switch: the frame's own SP was saved at SP + off. */
-			if (!sframe_uw_read(state, sp + a->off, &sp))
+			if (!sframe_uw_read(state, f.sp + a->off, &f.sp))
 				return sframe_uw_stop(state, SFRAME_UW_STACK);
 			break;
 		case SFRAME_ANNOT_UNRELIABLE:
@@ -295,68 +309,49 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 	if (a && a->type == SFRAME_ANNOT_RULE) {
 		sframe_uw_annot_rule(a, &rule);
 	} else {
-		if (err && state->exact &&
-		    sframe_arch_entry_rule(state, lookup, &rule))
+		if (err && exact && sframe_arch_entry_rule(state, lookup, &rule))
 			err = 0;
 		if (err) {
 			if (!kernel_text_address(state->pc))
 				return sframe_uw_stop(state, SFRAME_UW_NOT_TEXT);
 			sframe_uw_unreliable(state, SFRAME_UW_NO_RULE);
-			return sframe_uw_fp_fallback(state);
+			by_fp = true;
 		}
 	}
-	if (rule.flags & SFRAME_RULE_OUTERMOST)
-		return sframe_uw_stop(state, SFRAME_UW_FINAL);
 	/* Saves below SP were restored already (no red zone, see there). */
-	sframe_rule_no_red_zone(&rule, SFRAME_ARCH_SP_REG);
+	if (!by_fp)
+		sframe_rule_no_red_zone(&rule, SFRAME_ARCH_SP_REG);
 
-	/* CFA */
-	if (rule.cfa.reg == SFRAME_ARCH_SP_REG)
-		base = sp;
-	else if (rule.cfa.reg == SFRAME_ARCH_FP_REG)
-		base = state->fp;
-	else
-		return sframe_uw_stop(state, SFRAME_UW_NO_RULE);
-	cfa = base + rule.cfa.offset;
-	if (rule.cfa.deref && !sframe_uw_read(state, cfa, &cfa))
-		return sframe_uw_stop(state, SFRAME_UW_STACK);
-	if (!IS_ALIGNED(cfa, sizeof(long)))
-		return sframe_uw_stop(state, SFRAME_UW_DIRECTION);
-	/* Below SP only across a stack switch (then on another stack). */
-	if (cfa < sp && cfa >= state->stack.low && cfa <= state->stack.high)
-		return sframe_uw_stop(state, SFRAME_UW_DIRECTION);
-
-	/* RA */
-	if (rule.ra.kind == SFRAME_LOC_CFA) {
-		if (!sframe_uw_read(state, cfa + rule.ra.offset, &ra))
-			return sframe_uw_stop(state, SFRAME_UW_STACK);
-	} else if (rule.ra.kind == SFRAME_LOC_SAME && SFRAME_ARCH_HAS_LR) {
-		/* Only the interrupted frame has a known LR. */
-		if (!state->lr_valid)
-			return sframe_uw_stop(state, SFRAME_UW_LR);
-		ra = state->lr;
-	} else {
-		return sframe_uw_stop(state, SFRAME_UW_RA);
+	for (;;) {
+		/*
+		 * Without a rule (or with an SP-based one where SP is unknown,
+		 * after such a step on arm64) the frame record at FP: a best
+		 * effort, never reliable.
+		 */
+		if (by_fp) {
+			sframe_uw_unreliable(state, SFRAME_UW_FALLBACK);
+			if (!IS_ENABLED(CONFIG_FRAME_POINTER) &&
+			    !IS_ENABLED(CONFIG_ARM64))
+				return sframe_uw_stop(state, SFRAME_UW_NO_RULE);
+			sframe_fp_record_rule(&sframe_uw_arch,
+					      IS_ENABLED(CONFIG_ARM64), &rule);
+		}
+		err = sframe_step(&sframe_uw_arch, &sframe_uw_mem, state, &rule,
+				  &f, &ra, &slot);
+		if (err != SFRAME_STEP_SP_LOW || by_fp)
+			break;
+		by_fp = true;
 	}
-
-	/* FP */
-	fp = state->fp;
-	if (rule.fp.kind == SFRAME_LOC_CFA &&
-	    !sframe_uw_read(state, cfa + rule.fp.offset, &fp))
+	if (err)
+		return sframe_uw_stop(state, sframe_uw_step_errors[err]);
+	if (!sframe_uw_consume(state, f.sp))
 		return sframe_uw_stop(state, SFRAME_UW_STACK);
 
-	/* A frame without stack (CFA == SP) must not repeat forever. */
-	if (cfa == state->sp && !state->exact)
-		return sframe_uw_stop(state, SFRAME_UW_DIRECTION);
-	if (!sframe_uw_consume(state, cfa))
-		return sframe_uw_stop(state, SFRAME_UW_STACK);
-
-	state->sp = cfa + rule.sp_from_cfa;
-	state->fp = fp;
-	state->pc = sframe_arch_recover_ra(state, ra, cfa + rule.ra.offset);
-	state->exact = false;
-	state->lr_valid = false;
+	state->sp = f.sp;
+	state->fp = f.fp;
+	state->flags = f.flags;
 	state->regs = NULL;
+	state->pc = sframe_arch_recover_ra(state, ra, slot);
 	if (!state->pc)
 		return sframe_uw_stop(state, SFRAME_UW_RA);
 	/* vmlinux text inline; modules, trampolines, BPF: the full check. */
@@ -415,7 +410,7 @@ noinline void sframe_unwind_start(struct sframe_unwind_state *state,
 	state->pc = pc;
 	state->sp = sp;
 	state->fp = fp;
-	state->exact = true;
+	state->flags = SFRAME_FRAME_EXACT;
 	if (!sframe_uw_on_stack(state, sp, 0))
 		sframe_uw_stop(state, SFRAME_UW_STACK);
 	else

@@ -7,18 +7,41 @@
 #define _SFRAME_UNWIND_ARCH_H
 
 #include <sframe/sframe.h>
+#include <sframe/step.h>
 #include <sframe/unwind.h>
+#ifdef CONFIG_ARM64
+#include <asm/pointer_auth.h>
+#endif
 
 /* DWARF numbers of the stack and frame pointer, as SFrame rules name them. */
 #ifdef CONFIG_X86_64
-#define SFRAME_ARCH_SP_REG	7
-#define SFRAME_ARCH_FP_REG	6
+#define SFRAME_ARCH_SP_REG	SFRAME_DWARF_AMD64_SP
+#define SFRAME_ARCH_FP_REG	SFRAME_DWARF_AMD64_FP
 #define SFRAME_ARCH_HAS_LR	0
+#define SFRAME_ARCH_STRIP	NULL
 #elif defined(CONFIG_ARM64)
-#define SFRAME_ARCH_SP_REG	31
-#define SFRAME_ARCH_FP_REG	29
+#define SFRAME_ARCH_SP_REG	SFRAME_DWARF_AARCH64_SP
+#define SFRAME_ARCH_FP_REG	SFRAME_DWARF_AARCH64_FP
 #define SFRAME_ARCH_HAS_LR	1
+#define SFRAME_ARCH_STRIP	sframe_arch_strip
+
+/* A return address without its pointer authentication code (either key). */
+static inline unsigned long sframe_arch_strip(unsigned long ra)
+{
+	return ptrauth_strip_insn_pac(ra);
+}
 #endif
+
+/*
+ * The architecture for sframe_step(), in the kernel and user walkers alike:
+ *	static const struct sframe_step_arch arch = SFRAME_ARCH_STEP;
+ */
+#define SFRAME_ARCH_STEP {				\
+	.sp_reg = SFRAME_ARCH_SP_REG,			\
+	.fp_reg = SFRAME_ARCH_FP_REG,			\
+	.has_lr = SFRAME_ARCH_HAS_LR,			\
+	.strip = SFRAME_ARCH_STRIP,			\
+}
 
 /* Fill state->stacks with the stacks @state->task may be walked on. */
 void sframe_arch_init_stacks(struct sframe_unwind_state *state);
@@ -31,10 +54,11 @@ void sframe_arch_start_regs(struct sframe_unwind_state *state,
 			    struct pt_regs *regs);
 
 /*
- * Turn the return address @ra, read from @slot (its stack address; on arm64
- * the caller's frame record, state->fp, is used instead), into the address
- * the function returns to: strip pointer authentication, undo function-graph
- * tracing and kretprobe return trampolines.
+ * Turn the return address @ra (pointer authentication already stripped),
+ * read from @slot (its stack address, 0 for the link register; on arm64 the
+ * caller's frame record, state->fp, is used instead), into the address the
+ * function returns to: undo function-graph tracing and kretprobe return
+ * trampolines.
  */
 unsigned long sframe_arch_recover_ra(struct sframe_unwind_state *state,
 				     unsigned long ra, unsigned long slot);

@@ -68,7 +68,8 @@ void sframe_arch_start_blocked(struct sframe_unwind_state *state)
 	state->sp = thread_saved_sp(task);
 	state->fp = thread_saved_fp(task);
 	/* A task that never ran starts at the first byte of ret_from_fork. */
-	state->exact = state->pc == (unsigned long)ret_from_fork;
+	state->flags = state->pc == (unsigned long)ret_from_fork ?
+		       SFRAME_FRAME_EXACT : 0;
 }
 
 /**
@@ -86,26 +87,24 @@ void sframe_arch_start_regs(struct sframe_unwind_state *state,
 	state->sp = READ_ONCE_NOCHECK(regs->sp);
 	state->fp = READ_ONCE_NOCHECK(regs->regs[29]);
 	state->lr = ptrauth_strip_insn_pac(READ_ONCE_NOCHECK(regs->regs[30]));
-	state->lr_valid = true;
 	state->regs = regs;
-	state->exact = true;
+	state->flags = SFRAME_FRAME_EXACT | SFRAME_FRAME_LR;
 }
 
 /**
  * sframe_arch_recover_ra() - the real return address
  * @state: the walk, with state->fp already the caller's frame pointer
- * @ra: the value read from the stack or LR
+ * @ra: the value read from the stack or LR, its PAC stripped
  * @slot: where it was read (unused: arm64 keys return hooks by FP)
  *
- * Return: @ra without its pointer authentication code, and with the address
- * function-graph tracing or a kretprobe replaced.
+ * Return: @ra, or the address function-graph tracing or a kretprobe
+ * replaced.
  */
 unsigned long sframe_arch_recover_ra(struct sframe_unwind_state *state,
 				     unsigned long ra, unsigned long slot)
 {
 	struct task_struct *task __maybe_unused = state->task;
 
-	ra = ptrauth_strip_insn_pac(ra);
 #ifdef CONFIG_FUNCTION_GRAPH_TRACER
 	if (task->ret_stack && ra == (unsigned long)return_to_handler)
 		ra = ftrace_graph_ret_addr(task, NULL, ra, (void *)state->fp);

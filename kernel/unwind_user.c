@@ -35,10 +35,13 @@
  * sframe.user_prefault=0 leaves only that last path (to measure what
  * prefaulting buys); debugfs sframe/user counts the requests and pages.
  *
- * Unwinding.  From the user registers perf gives, frame by frame: the
- * SFrame rule of the PC's mapping (CFA from SP or FP, RA and FP saved at
- * CFA + offset, or on arm64 RA still in LR in the interrupted frame); a PC
- * without SFrame is stepped with its frame record (FP, RA at FP + 8), and
+ * Unwinding.  From the user registers perf gives, frame by frame, with
+ * the same step as the kernel unwinder (sframe_step(), sframe/step.h; only
+ * the memory reads differ): the SFrame rule of the PC's mapping (CFA from
+ * SP or FP, RA and FP saved at CFA + offset, or on arm64 RA still in LR in
+ * the interrupted frame); a PC without SFrame is stepped with the constant
+ * frame-record rule (FP, RA at FP + 8; on arm64 the caller's SP is then
+ * unknown, and an SP-based rule after it takes the frame record too), and
  * on arm64 a PC inside an ELF with SFrame but outside any FDE (PLT stubs)
  * in the interrupted frame takes the entry rule (RA in LR).  The walk stops
  * cleanly at an outermost frame (RA undefined), a zero RA, or any
@@ -70,9 +73,7 @@
 #include <sframe/sframe.h>
 #include <sframe/user.h>
 #include "core_uaccess.h"
-#ifdef CONFIG_ARM64
-#include <asm/pointer_auth.h>
-#endif
+#include "unwind_arch.h"
 
 /* Largest section we look at (a forged p_memsz is clamped to it). */
 #define SFRAME_USER_MAX_SIZE	(64UL << 20)
@@ -530,15 +531,14 @@ static DEFINE_PER_CPU(struct sframe_user_stats, sframe_user_stats);
 
 /* ---- the walk ----------------------------------------------------------- */
 
-/* One frame: the registers that locate it. */
+/* One frame, and the section its PC was last found in. */
 struct sframe_user_frame {
-	unsigned long pc, sp, fp, lr;
-	bool first;		/* interrupted frame: pc exact, lr live */
-	bool sp_known;		/* sp is exact (not after an arm64 FP step) */
-	struct sframe_user_cursor cur;	/* the last section read */
+	struct sframe_frame regs;
+	struct sframe_user_cursor cur;
 };
 
-static bool sframe_user_read(unsigned long addr, unsigned long *val)
+static __always_inline bool sframe_user_read(void *ctx, unsigned long addr,
+					     unsigned long *val)
 {
 	if (!IS_ALIGNED(addr, sizeof(long)))
 		return false;
@@ -546,51 +546,31 @@ static bool sframe_user_read(unsigned long addr, unsigned long *val)
 				       sizeof(*val));
 }
 
-static unsigned long sframe_user_strip(unsigned long ra)
-{
-#ifdef CONFIG_ARM64
-	ra = ptrauth_strip_insn_pac(ra);
-#endif
-	return ra;
-}
+/* User memory: fault-tolerant reads; a user stack is never left. */
+static const struct sframe_step_mem sframe_user_mem = {
+	.read	= sframe_user_read,
+};
+
+static const struct sframe_step_arch sframe_user_arch = SFRAME_ARCH_STEP;
 
 enum sframe_user_step { SFU_NEXT, SFU_END, SFU_ERROR };
 
-/* Frame record at FP: saved FP at FP, RA at FP + 8 (both ABIs). */
-static enum sframe_user_step
-sframe_user_step_fp(struct sframe_user_frame *f, unsigned long *ra)
+/*
+ * The rule of @lookup from the SFrame section of its mapping, opened (its
+ * header validated) once per walk and section; every read after that is
+ * bounds-checked again.  Nothing is kept from one sample to the next.
+ *
+ * Return: 0 with @rule filled, 1 if no known section holds @lookup, or a
+ * negative SFrame error (-SFRAME_E_NO_FDE: in the section, not in an FDE).
+ */
+static int sframe_user_rule(struct sframe_user_cursor *cur,
+			    unsigned long lookup, struct sframe_rule *rule)
 {
-	unsigned long next_fp;
-
-	if (!f->fp || f->fp < f->sp || !sframe_user_read(f->fp, &next_fp) ||
-	    !sframe_user_read(f->fp + sizeof(long), ra))
-		return SFU_ERROR;
-	/* x86: the caller's SP is right above the record; arm64: unknown. */
-	f->sp = f->fp + 2 * sizeof(long);
-	f->sp_known = IS_ENABLED(CONFIG_X86_64);
-	f->fp = next_fp;
-	return SFU_NEXT;
-}
-
-static enum sframe_user_step sframe_user_step(struct sframe_user_frame *f,
-					      unsigned long *ra, bool *fp_used)
-{
-	unsigned long lookup = f->first ? f->pc : f->pc - 1;
-	unsigned long cfa, fp = f->fp;
-	struct sframe_user_cursor *cur = &f->cur;
-	const struct sframe_section *sec = &cur->sec;
 	struct sframe_user_sec us;
-	struct sframe_rule rule;
 	int err;
 
-	*fp_used = false;
 	if (!sframe_user_find_sec(lookup, &us))
-		goto fallback;
-	/*
-	 * Opened (its header validated) once per walk and section; every
-	 * read after that is bounds-checked again.  Nothing is kept from one
-	 * sample to the next.
-	 */
+		return 1;			/* no section: not an error */
 	if (cur->base != us.sframe || cur->limit != us.size) {
 		cur->base = us.sframe;
 		cur->limit = us.size;
@@ -599,65 +579,67 @@ static enum sframe_user_step sframe_user_step(struct sframe_user_frame *f,
 				       us.size, us.sframe, 0);
 		if (err == -SFRAME_E_FAULT)
 			sframe_user_want_pages(lookup);
-		if (!err && sec->sp_reg != (IS_ENABLED(CONFIG_ARM64) ? 31 : 7))
+		if (!err && cur->sec.sp_reg != SFRAME_ARCH_SP_REG)
 			err = -SFRAME_E_ABI;	/* another architecture's */
 		if (err) {
 			cur->base = 0;
-			return SFU_ERROR;
+			return err;
 		}
 	}
-	err = sframe_user_find(sec, lookup, &rule);
+	err = sframe_user_find(&cur->sec, lookup, rule);
 	if (err == -SFRAME_E_FAULT)
 		sframe_user_want_pages(lookup);
-	if (err == -SFRAME_E_NO_FDE) {
-		/* arm64 PLT stubs: interrupted before any frame exists. */
-		if (IS_ENABLED(CONFIG_ARM64) && f->first) {
-			*ra = f->lr;
-			return SFU_NEXT;
-		}
-		goto fallback;
+	return err;
+}
+
+/* arm64 PLT stubs, interrupted before any frame exists: RA in LR. */
+static void sframe_user_entry_rule(struct sframe_rule *rule)
+{
+	memset(rule, 0, sizeof(*rule));
+	rule->cfa.kind = SFRAME_LOC_REG;
+	rule->cfa.reg = SFRAME_ARCH_SP_REG;
+	rule->ra.kind = SFRAME_LOC_SAME;
+	rule->fp.kind = SFRAME_LOC_SAME;
+}
+
+/*
+ * One step with the rule of the PC's section, else (no section, no FDE, or
+ * SP unknown after an arm64 frame-record step) with the frame record.
+ */
+static enum sframe_user_step sframe_user_step(struct sframe_user_frame *f,
+					      unsigned long *ra, bool *fp_used)
+{
+	bool exact = f->regs.flags & SFRAME_FRAME_EXACT;
+	unsigned long lookup = exact ? f->regs.pc : f->regs.pc - 1, slot;
+	struct sframe_rule rule;
+	int err;
+
+	*fp_used = false;
+	err = sframe_user_rule(&f->cur, lookup, &rule);
+	if (err == -SFRAME_E_NO_FDE && IS_ENABLED(CONFIG_ARM64) && exact) {
+		sframe_user_entry_rule(&rule);
+		err = 0;
 	}
-	if (err)
+	if (err == 1 || err == -SFRAME_E_NO_FDE) {
+		*fp_used = true;
+		sframe_fp_record_rule(&sframe_user_arch,
+				      IS_ENABLED(CONFIG_ARM64), &rule);
+	} else if (err) {
 		return SFU_ERROR;
-	if (rule.flags & SFRAME_RULE_OUTERMOST)
+	}
+
+	err = sframe_step(&sframe_user_arch, &sframe_user_mem, NULL, &rule,
+			  &f->regs, ra, &slot);
+	if (err == SFRAME_STEP_SP_LOW && !*fp_used) {
+		*fp_used = true;
+		sframe_fp_record_rule(&sframe_user_arch,
+				      IS_ENABLED(CONFIG_ARM64), &rule);
+		err = sframe_step(&sframe_user_arch, &sframe_user_mem, NULL,
+				  &rule, &f->regs, ra, &slot);
+	}
+	if (err == SFRAME_STEP_END)
 		return SFU_END;
-
-	if (rule.cfa.reg == sec->sp_reg && f->sp_known)
-		cfa = f->sp;
-	else if (rule.cfa.reg == sec->sp_reg)
-		goto fallback;		/* SP unknown after an arm64 FP step */
-	else if (rule.cfa.reg == sec->fp_reg)
-		cfa = f->fp;
-	else
-		return SFU_ERROR;
-	cfa += rule.cfa.offset;
-	if (rule.cfa.deref && !sframe_user_read(cfa, &cfa))
-		return SFU_ERROR;
-	/* The CFA lies above SP (at SP only at an interrupted entry). */
-	if (!IS_ALIGNED(cfa, sizeof(long)) || cfa < f->sp ||
-	    (cfa == f->sp && !f->first))
-		return SFU_ERROR;
-
-	if (rule.ra.kind == SFRAME_LOC_CFA) {
-		if (!sframe_user_read(cfa + rule.ra.offset, ra))
-			return SFU_ERROR;
-	} else if (rule.ra.kind == SFRAME_LOC_SAME && IS_ENABLED(CONFIG_ARM64) &&
-		   f->first) {
-		*ra = f->lr;
-	} else {
-		return SFU_ERROR;
-	}
-	if (rule.fp.kind == SFRAME_LOC_CFA &&
-	    !sframe_user_read(cfa + rule.fp.offset, &fp))
-		return SFU_ERROR;
-	f->sp = cfa;
-	f->sp_known = true;
-	f->fp = fp;
-	return SFU_NEXT;
-
-fallback:
-	*fp_used = true;
-	return sframe_user_step_fp(f, ra);
+	return err ? SFU_ERROR : SFU_NEXT;
 }
 
 /**
@@ -676,14 +658,15 @@ bool sframe_user_callchain(struct perf_callchain_entry_ctx *entry,
 {
 	struct sframe_user_stats *st;
 	struct sframe_user_frame f = {
-		.pc = instruction_pointer(regs),
-		.sp = user_stack_pointer(regs),
-		.fp = frame_pointer(regs),
+		.regs = {
+			.pc = instruction_pointer(regs),
+			.sp = user_stack_pointer(regs),
+			.fp = frame_pointer(regs),
 #ifdef CONFIG_ARM64
-		.lr = sframe_user_strip(regs->regs[30]),
+			.lr = regs->regs[30],
 #endif
-		.first = true,
-		.sp_known = true,
+			.flags = SFRAME_FRAME_EXACT | SFRAME_FRAME_LR,
+		},
 	};
 	unsigned int n, frames = 0, by_fp = 0;
 	bool fp_used, error = false;
@@ -698,7 +681,6 @@ bool sframe_user_callchain(struct perf_callchain_entry_ctx *entry,
 			error = s == SFU_ERROR;
 			break;
 		}
-		ra = sframe_user_strip(ra);
 		if (!ra)
 			break;			/* outermost by convention */
 		if (ra >= TASK_SIZE) {
@@ -709,8 +691,7 @@ bool sframe_user_callchain(struct perf_callchain_entry_ctx *entry,
 			break;
 		frames++;
 		by_fp += fp_used;
-		f.pc = ra;
-		f.first = false;
+		f.regs.pc = ra;
 	}
 
 	st = this_cpu_ptr(&sframe_user_stats);

@@ -63,7 +63,8 @@ void sframe_arch_start_blocked(struct sframe_unwind_state *state)
 	state->fp = READ_ONCE_NOCHECK(frame->bp);
 	state->pc = READ_ONCE_NOCHECK(frame->ret_addr);
 	/* A task that never ran starts at the first byte of ret_from_fork. */
-	state->exact = state->pc == (unsigned long)ret_from_fork;
+	state->flags = state->pc == (unsigned long)ret_from_fork ?
+		       SFRAME_FRAME_EXACT : 0;
 }
 
 /**
@@ -78,7 +79,7 @@ void sframe_arch_start_regs(struct sframe_unwind_state *state,
 	state->sp = READ_ONCE_NOCHECK(regs->sp);
 	state->fp = READ_ONCE_NOCHECK(regs->bp);
 	state->regs = regs;
-	state->exact = true;
+	state->flags = SFRAME_FRAME_EXACT;
 }
 
 /**

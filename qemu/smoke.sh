@@ -43,14 +43,15 @@ mark() {
 }
 
 # log_clean NAME: PASS/FAIL "NAME: kernel log clean" for the kernel log
-# since mark NAME: no oops, BUG, WARN, KASAN/UBSAN report or lockup.
+# since mark NAME: no oops, BUG, WARN, KASAN/UBSAN report, lockup, hung
+# task or OOM kill.
 log_clean() {
 	if dmesg | grep -q "smoke: $1: start"; then
 		dmesg | sed -n "/smoke: $1: start/,\$p"
 	else
 		dmesg
 	fi >/tmp/log-clean.dmesg
-	if grep -E "Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|Call [Tt]race|Unable to handle kernel|general protection|soft lockup|hung task" \
+	if grep -E "Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|Call [Tt]race|Unable to handle kernel|general protection|soft lockup|hung task|blocked for more than|Out of memory" \
 		/tmp/log-clean.dmesg >/tmp/log-clean.splat; then
 		echo "FAIL: $1: kernel log clean"
 		head -n 40 /tmp/log-clean.splat | sed 's/^/    /'
@@ -219,9 +220,12 @@ churn_test() {
 	) &
 	ch_loop=$!
 	# and Debian's perf, system-wide with call graphs, at the same time
+	# (its first 60 s at most: perf script of a longer record of this
+	# many short-lived processes needs more than the VM's 512 MB)
 	ch_perf=
 	if [ -x /usr/bin/perf ]; then
-		perf record -q -a -g -F 99 -o /tmp/churn-perf.data -- sleep "$ch_secs" \
+		perf record -q -a -g -F 99 -o /tmp/churn-perf.data -- \
+			sleep "$((ch_secs < 60 ? ch_secs : 60))" \
 			>/tmp/churn-perf.out 2>&1 &
 		ch_perf=$!
 	fi
@@ -232,18 +236,23 @@ churn_test() {
 	if [ -n "$ch_perf" ]; then
 		wait $ch_perf
 		ch_perf_rc=$?
-		# samples, and how many have kernel and user frames
+		# samples, and how many have kernel and user frames; a perf
+		# script that dies (killed: out of memory) must not pass
+		# with the samples it printed so far
 		if [ "$ch_perf_rc" = 0 ] &&
-		   perf script -i /tmp/churn-perf.data -F ip,sym 2>/dev/null |
-		   awk 'NF == 0 { if (n) { s++; if (k) ks++; if (u) us++ } n = k = u = 0; next }
+		   { perf script -i /tmp/churn-perf.data -F ip,sym 2>/tmp/churn-perf.out ||
+		     echo "perf script failed: exit $?"; } |
+		   awk '/^perf script failed/ { print; failed = 1; exit 1 }
+			NF == 0 { if (n) { s++; if (k) ks++; if (u) us++ } n = k = u = 0; next }
 			{ n++; if ($1 ~ /^ffff/) k++; else u++ }
-			END { if (n) { s++; if (k) ks++; if (u) us++ }
+			END { if (failed) exit 1
+			      if (n) { s++; if (k) ks++; if (u) us++ }
 			      printf "%d samples, %d with kernel frames, %d with user frames\n", s, ks, us
 			      exit !(s > 0) }' >/tmp/churn-perf.line 2>&1; then
 			echo "PASS: churn: Debian perf record -a -g meanwhile: $(cat /tmp/churn-perf.line)"
 		else
 			echo "FAIL: churn: Debian perf record -a -g meanwhile (exit $ch_perf_rc)"
-			sed 's/^/    /' /tmp/churn-perf.out | head -n 20
+			sed 's/^/    /' /tmp/churn-perf.line /tmp/churn-perf.out | head -n 20
 		fi
 		rm -f /tmp/churn-perf.data
 	fi

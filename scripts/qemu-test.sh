@@ -60,9 +60,11 @@ verdict() {	# verdict NAME COMMAND...: a PASS or FAIL line
 }
 results=$(
 	verdict "boot reached /init" grep -q '^init: reached /init' "$log"
-	grep -E '^(PASS|FAIL|SKIP): ' "$log" || true
-	verdict "no oops/WARN/BUG/KASAN in console log" \
-		sh -c '! grep -E "Oops|BUG:|WARNING:|KASAN|Call Trace|Kernel panic" "$1"' - "$log"
+	# each check's line, and the indented details under a FAIL
+	awk '/^(PASS|FAIL|SKIP): / { print; det = /^FAIL/ ? 20 : 0; next }
+	     det && /^    / { print; det--; next } { det = 0 }' "$log"
+	verdict "no oops/WARN/BUG/KASAN/OOM in console log" \
+		sh -c '! grep -E "Oops|BUG:|WARNING:|KASAN|Call [Tt]race|Kernel panic|Out of memory" "$1"' - "$log"
 	verdict "clean poweroff" grep -qE 'reboot: (Power down|Restarting system)' "$log"
 	[ "$rc" = 0 ] || echo "FAIL: qemu exit status"
 )

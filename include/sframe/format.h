@@ -117,4 +117,17 @@
 #define SFRAME_V2_S390X_OFFSET_IS_REG(o)	((o) & 0x1)
 #define SFRAME_V2_S390X_OFFSET_REG(o)		((o) >> 1)
 
+/*
+ * DWARF register numbers of each ABI, as SFrame rules and struct
+ * sframe_section name them (the only definition).
+ */
+#define SFRAME_DWARF_AMD64_FP		6	/* %rbp */
+#define SFRAME_DWARF_AMD64_SP		7	/* %rsp */
+#define SFRAME_DWARF_AARCH64_FP		29	/* x29 */
+#define SFRAME_DWARF_AARCH64_LR		30	/* x30 */
+#define SFRAME_DWARF_AARCH64_SP		31	/* sp */
+#define SFRAME_DWARF_S390X_FP		11	/* %r11 */
+#define SFRAME_DWARF_S390X_RA		14	/* %r14 */
+#define SFRAME_DWARF_S390X_SP		15	/* %r15 */
+
 #endif /* _SFRAME_FORMAT_H */

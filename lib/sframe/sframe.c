@@ -197,22 +197,22 @@ static int sframe_set_abi_regs(struct sframe_section *sec)
 	switch (sec->abi) {
 	case SFRAME_ABI_AARCH64_ENDIAN_BIG:
 	case SFRAME_ABI_AARCH64_ENDIAN_LITTLE:
-		sec->sp_reg = 31;
-		sec->fp_reg = 29;
-		sec->ra_reg = 30;
+		sec->sp_reg = SFRAME_DWARF_AARCH64_SP;
+		sec->fp_reg = SFRAME_DWARF_AARCH64_FP;
+		sec->ra_reg = SFRAME_DWARF_AARCH64_LR;
 		return 0;
 	case SFRAME_ABI_AMD64_ENDIAN_LITTLE:
-		sec->sp_reg = 7;
-		sec->fp_reg = 6;
+		sec->sp_reg = SFRAME_DWARF_AMD64_SP;
+		sec->fp_reg = SFRAME_DWARF_AMD64_FP;
 		sec->ra_reg = 0;	/* return address lives on the stack */
 		return 0;
 	case SFRAME_ABI_S390X_ENDIAN_BIG:
 		/* s390x appeared with v2 errata 1. */
 		if (sec->version < SFRAME_VERSION_2)
 			return -SFRAME_E_ABI;
-		sec->sp_reg = 15;
-		sec->fp_reg = 11;
-		sec->ra_reg = 14;
+		sec->sp_reg = SFRAME_DWARF_S390X_SP;
+		sec->fp_reg = SFRAME_DWARF_S390X_FP;
+		sec->ra_reg = SFRAME_DWARF_S390X_RA;
 		return 0;
 	default:
 		return -SFRAME_E_ABI;

@@ -35,6 +35,9 @@ $H/test-malformed $FX | grep -E '^(PASS|FAIL):' || fail "test-malformed crashed"
 # The accessor layer: the core rebuilt with a failing accessor.
 $H/test-accessor $FX/x86_64/nofp/prog $FX/x86_64/v1-nofp/prog $FX/x86_64/v2-nofp/libfix.so \
 	$FX/aarch64/pac/libfix.so $FX/s390x/fp/prog | grep -E '^(PASS|FAIL):' || fail "test-accessor crashed"
+# The one frame step the kernel and user unwinders share, also on this
+# program's own stack (assembled with --gsframe).
+$H/test-step | grep -E '^(PASS|FAIL):' || fail "test-step crashed"
 
 # 3. sframe-dump against readelf: 2.46 for v2/v3, 2.40 for v1.
 for ref in $(find $FX -name '*.readelf.txt' -o -name '*.readelf240.txt' | sort); do

@@ -13,6 +13,7 @@
 
 #include <linux/stacktrace.h>
 #include <linux/types.h>
+#include <sframe/step.h>		/* SFRAME_FRAME_* */
 
 struct task_struct;
 struct pt_regs;
@@ -71,13 +72,13 @@ struct sframe_stack {
 /**
  * struct sframe_unwind_state - one walk
  * @task: the task whose stack is walked
- * @pc: PC of the current frame (a return address unless @exact)
+ * @pc: PC of the current frame (a return address unless %SFRAME_FRAME_EXACT)
  * @sp: stack pointer of the current frame
  * @fp: frame pointer register value of the current frame
- * @lr: link register of the current frame (arm64, when @lr_valid)
+ * @lr: link register of the current frame (arm64, with %SFRAME_FRAME_LR)
  * @regs: the pt_regs the current frame was recovered from, or NULL
- * @exact: @pc is an interrupted or current PC, not a return address
- * @lr_valid: @lr holds the frame's live link register
+ * @flags: %SFRAME_FRAME_* (sframe/step.h): @pc exact (interrupted or
+ *         current, not a return address), @lr live, @sp only a bound
  * @done: the walk reached its final frame (and is complete)
  * @stopped: the walk cannot continue (see @error)
  * @reliable: no frame so far failed a reliability rule
@@ -94,7 +95,8 @@ struct sframe_unwind_state {
 	struct task_struct *task;
 	unsigned long pc, sp, fp, lr;
 	struct pt_regs *regs;
-	bool exact, lr_valid, done, stopped, reliable;
+	unsigned int flags;
+	bool done, stopped, reliable;
 	int error;
 	unsigned long error_pc;
 	unsigned int frames;
