@@ -3,7 +3,11 @@
  * SFrame sections of the running kernel.
  *
  * vmlinux's .sframe (bracketed by __start_sframe/__stop_sframe in the
- * linker script) is opened, validated and indexed at early_initcall time.
+ * linker script) is opened, validated and indexed at early_initcall time,
+ * then decoded once into rows (sframe_rows_build()): the unwinder's
+ * lookups read those, with no decoding and no bounds checks, because the
+ * section was validated and cannot change.  Modules get rows too where
+ * their text is compact.
  * Module sections are registered by the module loader after relocation
  * (sframe_module_init()) and removed when the module is freed.  Readers
  * walk an RCU list and never sleep or take locks, so unwinders may call
@@ -25,6 +29,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rculist.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -37,6 +42,7 @@ extern struct sframe_annot __start_sframe_annot[], __stop_sframe_annot[];
 
 static struct sframe_section sframe_vmlinux;
 static bool sframe_vmlinux_ready __ro_after_init;
+static struct sframe_rows sframe_vmlinux_rows __ro_after_init;
 static struct sframe_annot_table sframe_vmlinux_annot __ro_after_init;
 
 /*
@@ -70,12 +76,14 @@ static void sframe_cache_invalidate(void)
  * struct sframe_part - one SFrame section of a module's .sframe
  * @sec: the opened, validated section
  * @index: its lookup index (kvfree() it), or NULL
+ * @rows: its decoded rows (sframe_rows_free()), or none (@rows.nrows 0)
  * @lo: lowest address its FDEs describe
  * @hi: end of the highest function its FDEs describe (@lo > @hi: none)
  */
 struct sframe_part {
 	struct sframe_section sec;
 	u32 *index;
+	struct sframe_rows rows;
 	unsigned long lo, hi;
 };
 
@@ -232,6 +240,111 @@ int sframe_table_init(struct sframe_section *sec, u32 **index,
 }
 EXPORT_SYMBOL_GPL(sframe_table_init);
 
+/*
+ * Rows of a section: sframe_rows_build() decodes a validated section once
+ * into a flat table (the trusted fast path: vmlinux is read-only after
+ * init, a module's .sframe lives as long as the module, so nothing can
+ * change it afterwards), and lookups read that table without decoding or
+ * bounds checks.  The block size grows from 256 bytes until the block
+ * table has at most one entry per two rows: vmlinux's init text lies far
+ * above its text.
+ */
+static int sframe_rows_alloc(const struct sframe_section *sec,
+			     struct sframe_rows *rows, u32 max_blocks,
+			     unsigned int *shift, u16 **hash)
+{
+	u32 nrows, nblocks;
+	void *mem;
+
+	memset(rows, 0, sizeof(*rows));
+	*hash = NULL;
+	for (*shift = SFRAME_KERNEL_INDEX_SHIFT; ; ++*shift) {
+		if (sframe_rows_size(sec, *shift, &nrows, &nblocks) ||
+		    *shift >= 16)
+			return -SFRAME_E_INDEX;
+		if (nblocks <= nrows / 2 + 64)
+			break;
+	}
+	if (max_blocks && nblocks > max_blocks)
+		return -SFRAME_E_INDEX;
+	mem = kvmalloc((size_t)(nblocks + 1) * sizeof(u32) +
+		       (size_t)nrows * (sizeof(u32) + sizeof(u16)), GFP_KERNEL);
+	rows->rules = kvmalloc_array(SFRAME_ROWS_MAX_RULES,
+				     sizeof(*rows->rules), GFP_KERNEL);
+	*hash = kmalloc_array(SFRAME_ROWS_HASH_SLOTS, sizeof(**hash),
+			      GFP_KERNEL);
+	if (!mem || !rows->rules || !*hash) {
+		kvfree(mem);
+		kvfree(rows->rules);
+		kfree(*hash);
+		*hash = NULL;
+		memset(rows, 0, sizeof(*rows));
+		return -SFRAME_E_INDEX;
+	}
+	rows->block = mem;
+	rows->start = rows->block + nblocks + 1;
+	rows->id = (u16 *)(rows->start + nrows);
+	return 0;
+}
+
+/*
+ * After sframe_rows_build() or sframe_validate_rows() returned @err: keep
+ * only the rules in use, or free everything on failure.  Return: the
+ * bytes the rows use, 0 without rows.
+ */
+static size_t sframe_rows_done(struct sframe_rows *rows, u16 *hash, int err)
+{
+	struct sframe_rows_rule *rules = rows->rules;
+	size_t bytes;
+
+	kfree(hash);
+	if (!err) {
+		rows->rules = kmemdup(rules, rows->nrules * sizeof(*rules),
+				      GFP_KERNEL);
+		if (rows->rules || !rows->nrules) {
+			kvfree(rules);
+			bytes = (size_t)(rows->nblocks + 1) * sizeof(u32) +
+				(size_t)rows->nrows * (sizeof(u32) + sizeof(u16)) +
+				rows->nrules * sizeof(*rules);
+			return bytes;
+		}
+	}
+	kvfree(rules);
+	kvfree(rows->block);
+	memset(rows, 0, sizeof(*rows));
+	return 0;
+}
+
+/* Rows of a validated (and indexed or sorted) section; 0 bytes: none. */
+static size_t sframe_rows_init(const struct sframe_section *sec,
+			       struct sframe_rows *rows, u32 max_blocks)
+{
+	unsigned int shift;
+	u16 *hash;
+
+	if (sframe_rows_alloc(sec, rows, max_blocks, &shift, &hash))
+		return 0;
+	return sframe_rows_done(rows, hash,
+				sframe_rows_build(sec, shift, rows, hash));
+}
+
+static void sframe_rows_free(struct sframe_rows *rows)
+{
+	kvfree(rows->block);
+	kfree(rows->rules);
+	memset(rows, 0, sizeof(*rows));
+}
+
+/* The rule for @pc: from the rows if there are any. */
+static __always_inline int sframe_rows_or_find(const struct sframe_section *sec,
+					       const struct sframe_rows *rows,
+					       unsigned long pc,
+					       struct sframe_rule *rule)
+{
+	return rows->nrows ? sframe_rows_find(rows, pc, rule) :
+			     sframe_find(sec, pc, rule);
+}
+
 static bool sframe_within_vmlinux(unsigned long addr, void *arg)
 {
 	return __is_kernel_text(addr) || is_kernel_inittext(addr) ||
@@ -254,21 +367,49 @@ static void __init sframe_vmlinux_annot_init(void)
 	pr_info("vmlinux: %d annotations (%zu slots)\n", used, n);
 }
 
+/*
+ * vmlinux's section: validated and decoded into rows in one pass (its FDEs
+ * are sorted; the rows then serve every lookup, so no block index is
+ * needed).  Without memory for rows, or with unsorted FDEs: validated and
+ * indexed (sframe_table_init()), rows after that if they fit.
+ */
 static int __init sframe_vmlinux_init(void)
 {
-	size_t size = __stop_sframe - __start_sframe;
-	ktime_t t0 = ktime_get();
-	u32 *index;
+	size_t size = __stop_sframe - __start_sframe, bytes = 0;
+	u64 t0 = local_clock();
+	unsigned int shift;
+	u32 *index = NULL;
+	u16 *hash;
 	int err;
 
 	sframe_vmlinux_annot_init();
 
-	err = sframe_table_init(&sframe_vmlinux, &index, __start_sframe, size,
-				(unsigned long)__start_sframe, false);
-	/* Without index memory the section is still valid, only slower. */
-	if (err == -SFRAME_E_INDEX) {
-		pr_warn("vmlinux: no memory for the lookup index: lookups unindexed\n");
-		err = 0;
+	err = sframe_open(&sframe_vmlinux, __start_sframe, size,
+			  (unsigned long)__start_sframe, 0);
+	if (!err && (sframe_vmlinux.flags & SFRAME_F_FDE_SORTED) &&
+	    !sframe_rows_alloc(&sframe_vmlinux, &sframe_vmlinux_rows, 0,
+			       &shift, &hash)) {
+		err = sframe_validate_rows(&sframe_vmlinux, shift,
+					   &sframe_vmlinux_rows, hash);
+		bytes = sframe_rows_done(&sframe_vmlinux_rows, hash, err);
+		/* Valid, but the rows could not be built: index it instead. */
+		if (err == -SFRAME_E_INDEX)
+			err = 1;
+	} else if (!err) {
+		err = 1;
+	}
+	if (err == 1) {
+		err = sframe_table_init(&sframe_vmlinux, &index, __start_sframe,
+					size, (unsigned long)__start_sframe,
+					false);
+		/* Without index memory the section is still valid, only slower. */
+		if (err == -SFRAME_E_INDEX) {
+			pr_warn("vmlinux: no memory for the lookup index: lookups unindexed\n");
+			err = 0;
+		}
+		if (!err)
+			bytes = sframe_rows_init(&sframe_vmlinux,
+						 &sframe_vmlinux_rows, 0);
 	}
 	if (err) {
 		pr_err("vmlinux .sframe rejected: %s (%s)\n",
@@ -277,10 +418,17 @@ static int __init sframe_vmlinux_init(void)
 	}
 	sframe_vmlinux_ready = true;
 	WRITE_ONCE(sframe_cache_ready, true);
-	pr_info("vmlinux: SFrame v%u, %u FDEs, %u FREs, %u bytes: valid (checked and indexed in %lld us)\n",
+	pr_info("vmlinux: SFrame v%u, %u FDEs, %u FREs, %u bytes: valid (checked and indexed in %llu us)\n",
 		sframe_vmlinux.version, sframe_vmlinux.num_fdes,
 		sframe_vmlinux.num_fres, sframe_vmlinux.size,
-		ktime_us_delta(ktime_get(), t0));
+		div_u64(local_clock() - t0, NSEC_PER_USEC));
+	if (bytes)
+		pr_info("vmlinux: decoded rows: %u rows, %u rules, %u-byte blocks: %zu bytes%s\n",
+			sframe_vmlinux_rows.nrows, sframe_vmlinux_rows.nrules,
+			1U << sframe_vmlinux_rows.shift, bytes,
+			index ? " (and a block index)" : "");
+	else
+		pr_warn("vmlinux: no decoded rows: lookups decode the section\n");
 	return 0;
 }
 early_initcall(sframe_vmlinux_init);
@@ -324,10 +472,12 @@ static struct sframe_module_table *sframe_module_table_of(unsigned long pc)
 /*
  * The rule for @pc from the first part with an FDE covering it.  The
  * parts' address ranges overlap (each object has core and init text), so
- * a range only tells which parts to search.  Under rcu_read_lock().
+ * a range only tells which parts to search.  @rows: from the parts' decoded
+ * rows where they have any (recovery fields only).  Under rcu_read_lock().
  */
 static int sframe_module_find(const struct sframe_module_table *t,
-			      unsigned long pc, struct sframe_rule *rule)
+			      unsigned long pc, struct sframe_rule *rule,
+			      bool rows)
 {
 	const struct sframe_part *p;
 	int err;
@@ -335,7 +485,8 @@ static int sframe_module_find(const struct sframe_module_table *t,
 	for (p = t->parts; p < t->parts + t->nparts; p++) {
 		if (pc < p->lo || pc >= p->hi)
 			continue;
-		err = sframe_find(&p->sec, pc, rule);
+		err = rows ? sframe_rows_or_find(&p->sec, &p->rows, pc, rule) :
+			     sframe_find(&p->sec, pc, rule);
 		if (err != -SFRAME_E_NO_FDE)
 			return err;
 	}
@@ -442,7 +593,7 @@ int sframe_kernel_find(unsigned long pc, struct sframe_rule *rule)
 	rcu_read_lock();
 	t = sframe_module_table_of(pc);
 	if (t)
-		err = sframe_module_find(t, pc, rule);
+		err = sframe_module_find(t, pc, rule, false);
 	rcu_read_unlock();
 	return err;
 }
@@ -459,14 +610,16 @@ static int sframe_lookup_uncached(unsigned long pc,
 	if (sframe_in_vmlinux(pc)) {
 		*annot = sframe_annot_search(&sframe_vmlinux_annot, pc);
 		return sframe_vmlinux_text(pc) ?
-		       sframe_find(&sframe_vmlinux, pc, rule) : err;
+		       sframe_rows_or_find(&sframe_vmlinux,
+					   &sframe_vmlinux_rows, pc, rule) :
+		       err;
 	}
 	*annot = NULL;
 	rcu_read_lock();
 	t = sframe_module_table_of(pc);
 	if (t) {
 		*annot = sframe_module_annot_search(t, pc);
-		err = sframe_module_find(t, pc, rule);
+		err = sframe_module_find(t, pc, rule, true);
 	}
 	rcu_read_unlock();
 	return err;
@@ -476,7 +629,10 @@ static int sframe_lookup_uncached(unsigned long pc,
  * sframe_kernel_lookup() - annotation and SFrame rule of a text address
  * @pc: text address
  * @annot: result: the annotation covering @pc, or NULL
- * @rule: result: the SFrame rule, valid when 0 is returned
+ * @rule: result: the SFrame rule's recovery fields (CFA, RA, FP, SP
+ *        adjustment, flags), valid when 0 is returned; its function fields
+ *        may be zero (decoded rows do not keep them: sframe_kernel_find()
+ *        has them)
  *
  * The same answers as sframe_annot_find() and sframe_kernel_find(), from
  * a per-CPU cache when @pc was looked up recently.  Only task context
@@ -668,6 +824,8 @@ static int sframe_module_parts_init(struct module *mod,
 			err = sframe_module_check_starts(mod, p);
 		if (err)
 			return err;
+		/* Rows too, where the part's text is compact (see the index). */
+		sframe_rows_init(&p->sec, &p->rows, 64 + 8 * p->sec.num_fdes);
 	}
 	return 0;
 }
@@ -676,8 +834,10 @@ static void sframe_module_table_free(struct sframe_module_table *t)
 {
 	unsigned int i;
 
-	for (i = 0; i < t->nparts; i++)
+	for (i = 0; i < t->nparts; i++) {
 		kvfree(t->parts[i].index);
+		sframe_rows_free(&t->parts[i].rows);
+	}
 	kvfree(t);
 }
 

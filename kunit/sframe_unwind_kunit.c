@@ -744,11 +744,39 @@ static void sfu_test_corrupt(struct kunit *test)
 	sframe_park_stop(c, task);
 }
 
-/* ---- the lookup cache gives the uncached answers ----------------------- */
+/* ---- the lookup cache and the rows give the core's answers --------------- */
+
+/* sframe_kernel_lookup() answers the recovery fields of a rule. */
+static bool sfu_same_recovery(const struct sframe_rule *a,
+			      const struct sframe_rule *b)
+{
+	return !memcmp(&a->cfa, &b->cfa, sizeof(a->cfa)) &&
+	       !memcmp(&a->ra, &b->ra, sizeof(a->ra)) &&
+	       !memcmp(&a->fp, &b->fp, sizeof(a->fp)) &&
+	       a->sp_from_cfa == b->sp_from_cfa && a->flags == b->flags;
+}
+
+/* One lookup against sframe_kernel_find() (the core on the section). */
+static bool sfu_lookup_ok(unsigned long pc)
+{
+	const struct sframe_annot *a;
+	struct sframe_rule r1, r2;
+	int e1, e2;
+
+	memset(&r1, 0, sizeof(r1));
+	memset(&r2, 0, sizeof(r2));
+	e1 = sframe_kernel_lookup(pc, &a, &r1);
+	e2 = sframe_kernel_find(pc, &r2);
+	return e1 == e2 && a == sframe_annot_find(pc) &&
+	       (e1 || sfu_same_recovery(&r1, &r2));
+}
 
 static void sfu_test_cache(struct kunit *test)
 {
 	unsigned int f, pass, checked = 0, bad = 0;
+	const struct sframe_section *sec;
+	struct sframe_fde first, last;
+	unsigned long pc;
 
 	sframe_kernel_cache_flush();
 	/* Pass 0 fills the cache, pass 1 reads it back. */
@@ -760,22 +788,36 @@ static void sfu_test_cache(struct kunit *test)
 			KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol((unsigned long)fn,
 								    &start, &size));
 			for (pc = start; pc < start + size; pc++) {
-				const struct sframe_annot *a;
-				struct sframe_rule r1, r2;
-				int e1, e2;
-
-				memset(&r1, 0, sizeof(r1));
-				memset(&r2, 0, sizeof(r2));
-				e1 = sframe_kernel_lookup(pc, &a, &r1);
-				e2 = sframe_kernel_find(pc, &r2);
 				checked++;
-				if (e1 != e2 || a != sframe_annot_find(pc) ||
-				    (!e1 && memcmp(&r1, &r2, sizeof(r1))))
-					bad++;
+				bad += !sfu_lookup_ok(pc);
 			}
 		}
 	}
-	kunit_info(test, "%u lookups, %u differ from the uncached answer\n",
+	/*
+	 * The decoded rows (sections.c) against the section itself, across
+	 * all of vmlinux's text with SFrame: every 61st byte, and the first
+	 * and last byte of every function and the byte after it; the cache
+	 * is emptied often.
+	 */
+	sec = sframe_vmlinux_section();
+	KUNIT_ASSERT_NOT_NULL(test, sec);
+	KUNIT_ASSERT_EQ(test, sframe_get_fde(sec, 0, &first), 0);
+	KUNIT_ASSERT_EQ(test, sframe_get_fde(sec, sec->num_fdes - 1, &last), 0);
+	for (pc = first.start; pc < last.start + last.size; pc += 61) {
+		if (!(checked & 1023))
+			sframe_kernel_cache_flush();
+		checked++;
+		bad += !sfu_lookup_ok(pc);
+	}
+	for (f = 0; f < sec->num_fdes; f++) {
+		if (sframe_get_fde(sec, f, &first))
+			continue;
+		checked += 3;
+		bad += !sfu_lookup_ok(first.start) +
+		       !sfu_lookup_ok(first.start + first.size - 1) +
+		       !sfu_lookup_ok(first.start + first.size);
+	}
+	kunit_info(test, "%u lookups, %u differ from the core's answer\n",
 		   checked, bad);
 	KUNIT_EXPECT_EQ(test, bad, 0U);
 	KUNIT_EXPECT_GT(test, checked, 0U);

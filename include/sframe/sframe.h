@@ -247,6 +247,61 @@ struct sframe_rule {
 };
 
 /**
+ * struct sframe_rows_rule - the recovery part of a rule, as rows keep it
+ * @cfa: CFA rule
+ * @ra: RA rule
+ * @fp: FP rule
+ * @sp_from_cfa: as struct sframe_rule
+ * @flags: as struct sframe_rule
+ */
+struct sframe_rows_rule {
+	struct sframe_loc cfa;
+	struct sframe_loc ra;
+	struct sframe_loc fp;
+	s16 sp_from_cfa;
+	u16 flags;
+};
+
+/* struct sframe_rows.id values that are not rule numbers */
+#define SFRAME_ROWS_GAP		0xffff	/* no function here */
+#define SFRAME_ROWS_CORE	0xfffe	/* ask sframe_find() (PCMASK FDEs...) */
+/* Most distinct rules a rows table holds (more: SFRAME_ROWS_CORE rows) */
+#define SFRAME_ROWS_MAX_RULES	2048
+/* Slots of the builder's scratch hash table (u16 each) */
+#define SFRAME_ROWS_HASH_SLOTS	4096
+
+/**
+ * struct sframe_rows - a validated section decoded into a flat table
+ * @sec: the section (for %SFRAME_ROWS_CORE rows)
+ * @base: address of the first row
+ * @end: end of the last function
+ * @shift: log2 of the block size of @block
+ * @nrows: entries of @start and @id
+ * @nrules: entries of @rules in use
+ * @nblocks: blocks in @block (it has @nblocks + 1 entries)
+ * @start: row start addresses minus @base, strictly ascending
+ * @id: each row's rule number, %SFRAME_ROWS_GAP or %SFRAME_ROWS_CORE
+ * @rules: the distinct rules
+ * @block: per block, the row that covers the block's first byte
+ *
+ * Built once by sframe_rows_build() from a section that passed
+ * sframe_validate() and cannot change afterwards (vmlinux, a module):
+ * a lookup is then one block read and a short binary search over 4-byte
+ * keys, with no decoding and no bounds checks on the section (the rows
+ * are our own memory).  Rows answer the recovery fields of a rule only;
+ * sframe_find() answers the function fields too.
+ */
+struct sframe_rows {
+	const struct sframe_section *sec;
+	u64 base, end;
+	u32 shift, nrows, nrules, nblocks;
+	u32 *start;
+	u16 *id;
+	struct sframe_rows_rule *rules;
+	u32 *block;
+};
+
+/**
  * typedef sframe_report_fn - validator callback, called once per problem
  * @arg: caller's cookie
  * @err: negative error code
@@ -282,6 +337,14 @@ int sframe_fre_rule(const struct sframe_section *sec,
 		    struct sframe_rule *rule);
 int sframe_find(const struct sframe_section *sec, u64 pc,
 		struct sframe_rule *rule);
+int sframe_rows_size(const struct sframe_section *sec, unsigned int shift,
+		     u32 *nrows, u32 *nblocks);
+int sframe_rows_build(const struct sframe_section *sec, unsigned int shift,
+		      struct sframe_rows *rows, u16 *hash);
+int sframe_rows_find(const struct sframe_rows *rows, u64 pc,
+		     struct sframe_rule *rule);
+int sframe_validate_rows(const struct sframe_section *sec, unsigned int shift,
+			 struct sframe_rows *rows, u16 *hash);
 const char *sframe_errname(int err);
 const char *sframe_strerror(int err);
 

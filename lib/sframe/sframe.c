@@ -1342,6 +1342,335 @@ int sframe_find(const struct sframe_section *sec, u64 pc,
 }
 EXPORT_SYMBOL_GPL(sframe_find);
 
+#ifndef SFRAME_ACCESS_HEADER
+/*
+ * Decoded rows, for sections that are trusted after one validation (the
+ * kernel's own and its modules').  Not in the user-memory build: a user
+ * section can change at any time, so it is decoded afresh on every use.
+ */
+
+/**
+ * sframe_rows_size() - memory a rows table needs
+ * @sec: opened, validated section
+ * @shift: log2 of the block size (8: 256-byte blocks, as ORC's lookup)
+ * @nrows: result: at most this many rows (entries of start[] and id[])
+ * @nblocks: result: blocks (block[] needs @nblocks + 1 entries)
+ *
+ * The rules array needs %SFRAME_ROWS_MAX_RULES entries while it is built;
+ * sframe_rows_build() says how many it used.
+ *
+ * Return: 0, or a negative SFRAME_E_* code.
+ */
+int sframe_rows_size(const struct sframe_section *sec, unsigned int shift,
+		     u32 *nrows, u32 *nblocks)
+{
+	u64 lo, hi, n, nb;
+	int err;
+
+	if (shift > 24)
+		return -SFRAME_E_INVAL;
+	err = sframe_text_range(sec, &lo, &hi);
+	if (err)
+		return err;
+	/* A row per FRE, one per function start and one after each end. */
+	n = (u64)sec->num_fres + 2ULL * sec->num_fdes + 1;
+	nb = sframe_index_blocks(lo, hi, shift);
+	if (n > 0xffffffffULL || nb >= 0xffffffffULL || hi - lo > 0xffffffffULL)
+		return -SFRAME_E_INDEX;
+	*nrows = n;
+	*nblocks = nb;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sframe_rows_size);
+
+/* Rows rules compare and hash as words: struct sframe_loc is 8 bytes. */
+static __always_inline u64 sframe_rows_word(const void *p)
+{
+	u64 w;
+
+	sframe_memcpy(&w, p, sizeof(w));
+	return w;
+}
+
+static __always_inline bool sframe_rows_rule_eq(const struct sframe_rows_rule *a,
+						const struct sframe_rows_rule *b)
+{
+	return sframe_rows_word(&a->cfa) == sframe_rows_word(&b->cfa) &&
+	       sframe_rows_word(&a->ra) == sframe_rows_word(&b->ra) &&
+	       sframe_rows_word(&a->fp) == sframe_rows_word(&b->fp) &&
+	       a->sp_from_cfa == b->sp_from_cfa && a->flags == b->flags;
+}
+
+static __always_inline u32 sframe_rows_hash(const struct sframe_rows_rule *r)
+{
+	u64 h = sframe_rows_word(&r->cfa) * 0x9e3779b97f4a7c15ULL;
+
+	h ^= sframe_rows_word(&r->ra) * 0xc2b2ae3d27d4eb4fULL;
+	h ^= sframe_rows_word(&r->fp) * 0x165667b19e3779f9ULL;
+	h ^= (u64)(r->flags | (u32)(u16)r->sp_from_cfa << 16) *
+	     0x85ebca77c2b2ae63ULL;
+	return h >> 32 ^ h;
+}
+
+/* The number of rule @rule (added if new), or SFRAME_ROWS_CORE. */
+static u16 sframe_rows_intern(struct sframe_rows *rows, u16 *hash,
+			      const struct sframe_rule *rule)
+{
+	struct sframe_rows_rule r;
+	u32 h, i;
+
+	r.cfa = rule->cfa;
+	r.ra = rule->ra;
+	r.fp = rule->fp;
+	r.sp_from_cfa = rule->sp_from_cfa;
+	r.flags = rule->flags;
+	h = sframe_rows_hash(&r);
+	for (i = 0; i < SFRAME_ROWS_HASH_SLOTS; i++) {
+		u16 *slot = &hash[(h + i) & (SFRAME_ROWS_HASH_SLOTS - 1)];
+
+		if (*slot == SFRAME_ROWS_GAP) {
+			if (rows->nrules >= SFRAME_ROWS_MAX_RULES)
+				return SFRAME_ROWS_CORE;
+			rows->rules[rows->nrules] = r;
+			*slot = rows->nrules;
+			return rows->nrules++;
+		}
+		if (sframe_rows_rule_eq(&rows->rules[*slot], &r))
+			return *slot;
+	}
+	return SFRAME_ROWS_CORE;
+}
+
+/*
+ * A rows table being built, function by function in address order: by
+ * sframe_rows_build(), or by sframe_validate_rows() while it validates.
+ * The first error sticks in @err.
+ */
+struct sframe_rows_builder {
+	struct sframe_rows *rows;
+	u16 *hash;
+	u32 cap;
+	u64 end;	/* end of the previous function, 0 before the first */
+	int err;
+};
+
+/* Append a row; a row at the address of the last one replaces it. */
+static void sframe_rows_add(struct sframe_rows_builder *bld, u64 addr, u16 id)
+{
+	struct sframe_rows *rows = bld->rows;
+	u32 off = addr - rows->base;
+
+	if (bld->err)
+		return;
+	if (rows->nrows && rows->start[rows->nrows - 1] >= off) {
+		if (rows->start[rows->nrows - 1] > off) {
+			bld->err = -SFRAME_E_INDEX;	/* overlapping functions */
+			return;
+		}
+		rows->nrows--;
+	}
+	/* The same rule again: the row before covers this one. */
+	if (rows->nrows && rows->id[rows->nrows - 1] == id &&
+	    id != SFRAME_ROWS_CORE)
+		return;
+	if (rows->nrows >= bld->cap) {
+		bld->err = -SFRAME_E_INDEX;
+		return;
+	}
+	rows->start[rows->nrows] = off;
+	rows->id[rows->nrows++] = id;
+}
+
+/* A function begins: a gap row before it, or the core for all of it. */
+static void sframe_rows_begin(struct sframe_rows_builder *bld,
+			      const struct sframe_fde *fde)
+{
+	if (!fde->size)
+		return;
+	if (bld->end && fde->start > bld->end)
+		sframe_rows_add(bld, bld->end, SFRAME_ROWS_GAP);
+	if (fde->start < bld->end && !bld->err)
+		bld->err = -SFRAME_E_INDEX;	/* overlapping functions */
+	if (sframe_fde_pcmask(fde) || !fde->num_fres)
+		sframe_rows_add(bld, fde->start, SFRAME_ROWS_CORE);
+	bld->end = fde->start + fde->size;
+}
+
+/* FRE @j of a function, with its rule (NULL: it does not decode). */
+static void sframe_rows_fre(struct sframe_rows_builder *bld,
+			    const struct sframe_fde *fde, u32 j,
+			    const struct sframe_fre *fre,
+			    const struct sframe_rule *rule)
+{
+	if (!fde->size || sframe_fde_pcmask(fde) || fre->start >= fde->size)
+		return;
+	/* Before the first row: the core's answer (no row). */
+	if (j == 0 && fre->start)
+		sframe_rows_add(bld, fde->start, SFRAME_ROWS_CORE);
+	sframe_rows_add(bld, fde->start + fre->start,
+			rule ? sframe_rows_intern(bld->rows, bld->hash, rule) :
+			       SFRAME_ROWS_CORE);
+}
+
+static int sframe_rows_start(struct sframe_rows_builder *bld,
+			     const struct sframe_section *sec,
+			     unsigned int shift, struct sframe_rows *rows,
+			     u16 *hash)
+{
+	u32 nblocks, i;
+	u64 lo, hi;
+	int err;
+
+	err = sframe_rows_size(sec, shift, &bld->cap, &nblocks);
+	if (!err)
+		err = sframe_text_range(sec, &lo, &hi);
+	if (err)
+		return err;
+	bld->rows = rows;
+	bld->hash = hash;
+	bld->end = 0;
+	bld->err = 0;
+	rows->sec = sec;
+	rows->base = lo;
+	rows->end = hi;
+	rows->shift = shift;
+	rows->nrows = 0;
+	rows->nrules = 0;
+	rows->nblocks = nblocks;
+	for (i = 0; i < SFRAME_ROWS_HASH_SLOTS; i++)
+		hash[i] = SFRAME_ROWS_GAP;
+	return 0;
+}
+
+/* After the last function: its end, and the block table. */
+static int sframe_rows_finish(struct sframe_rows_builder *bld)
+{
+	struct sframe_rows *rows = bld->rows;
+	u32 b, r = 0;
+
+	if (bld->end)
+		sframe_rows_add(bld, bld->end, SFRAME_ROWS_GAP);
+	if (bld->err)
+		return bld->err;
+	/* block[b]: the last row starting at or before the block's start. */
+	for (b = 0; b <= rows->nblocks; b++) {
+		u64 bstart = ((u64)b << rows->shift);
+
+		while (r + 1 < rows->nrows && rows->start[r + 1] <= bstart)
+			r++;
+		rows->block[b] = r;
+	}
+	return 0;
+}
+
+/**
+ * sframe_rows_build() - decode a validated section into rows
+ * @sec: opened section that passed sframe_validate(), indexed or with
+ *       %SFRAME_F_FDE_SORTED, and that will not change
+ * @shift: block size, as given to sframe_rows_size()
+ * @rows: @rows->start, id and block sized by sframe_rows_size(), rules
+ *        with %SFRAME_ROWS_MAX_RULES entries; the rest is filled in
+ * @hash: scratch, %SFRAME_ROWS_HASH_SLOTS entries (free it afterwards)
+ *
+ * Every rule is decoded by sframe_fre_rule(), the decoder sframe_find()
+ * uses: rows are a cache of its answers, not a second decoder.  Rows the
+ * table cannot hold (PCMASK functions, functions without FREs, the bytes
+ * before a function's first FRE, more than %SFRAME_ROWS_MAX_RULES
+ * distinct rules) are %SFRAME_ROWS_CORE: sframe_rows_find() asks
+ * sframe_find() there.  sframe_validate_rows() does the same while it
+ * validates, in one pass.
+ *
+ * Return: 0, or a negative SFRAME_E_* code (-SFRAME_E_INDEX: functions
+ * overlap, or the memory is too small).
+ */
+int sframe_rows_build(const struct sframe_section *sec, unsigned int shift,
+		      struct sframe_rows *rows, u16 *hash)
+{
+	struct sframe_rows_builder bld;
+	struct sframe_rule rule;
+	struct sframe_fde fde;
+	struct sframe_fre fre;
+	u32 i, j, off;
+	int err;
+
+	if (!(sec->flags & SFRAME_F_FDE_SORTED) && !sec->order)
+		return -SFRAME_E_INDEX;
+	err = sframe_rows_start(&bld, sec, shift, rows, hash);
+	if (err)
+		return err;
+	for (i = 0; i < sec->num_fdes && !bld.err; i++) {
+		err = sframe_get_fde(sec, sframe_pos(sec, i), &fde);
+		if (err)
+			return err;
+		sframe_rows_begin(&bld, &fde);
+		for (j = 0, off = fde.fres; j < fde.num_fres; j++) {
+			err = sframe_read_fre(sec, &fde, off, &fre);
+			if (err)
+				return err;
+			off = fre.next;
+			sframe_rows_fre(&bld, &fde, j, &fre,
+					sframe_fre_rule(sec, &fde, &fre, &rule) ?
+					NULL : &rule);
+		}
+	}
+	return sframe_rows_finish(&bld);
+}
+EXPORT_SYMBOL_GPL(sframe_rows_build);
+
+/**
+ * sframe_rows_find() - the rule for @pc from a rows table
+ * @rows: built by sframe_rows_build()
+ * @pc: address
+ * @rule: result: the recovery fields (function fields zero), or at
+ *        %SFRAME_ROWS_CORE rows everything sframe_find() gives
+ *
+ * Return: what sframe_find() returns for @pc.
+ */
+int sframe_rows_find(const struct sframe_rows *rows, u64 pc,
+		     struct sframe_rule *rule)
+{
+	const struct sframe_rows_rule *r;
+	u32 off, lo, hi, b;
+	u16 id;
+
+	if (pc < rows->base || pc >= rows->end || !rows->nrows)
+		return -SFRAME_E_NO_FDE;
+	off = pc - rows->base;
+	b = off >> rows->shift;
+	lo = rows->block[b];
+	hi = rows->block[b + 1];
+	/* The last row at or before @off: in [lo, hi]. */
+	while (lo < hi) {
+		u32 mid = hi - (hi - lo) / 2;
+
+		if (rows->start[mid] <= off)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	/* Below the first row: a function without size began the range. */
+	if (rows->start[lo] > off)
+		return -SFRAME_E_NO_FDE;
+	id = rows->id[lo];
+	if (id == SFRAME_ROWS_GAP)
+		return -SFRAME_E_NO_FDE;
+	if (id == SFRAME_ROWS_CORE)
+		return sframe_find(rows->sec, pc, rule);
+	r = &rows->rules[id];
+	rule->cfa = r->cfa;
+	rule->ra = r->ra;
+	rule->fp = r->fp;
+	rule->sp_from_cfa = r->sp_from_cfa;
+	rule->flags = r->flags;
+	rule->func_start = 0;
+	rule->func_size = 0;
+	rule->fde_index = 0;
+	rule->fre_start = 0;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sframe_rows_find);
+#endif /* !SFRAME_ACCESS_HEADER */
+
 #ifndef __KERNEL__
 /*
  * Where the fields of a section lie, for programs that patch sections in
@@ -1490,6 +1819,9 @@ struct sframe_validation {
 	sframe_report_fn report;
 	void *arg;
 	int first;
+#ifndef SFRAME_ACCESS_HEADER
+	struct sframe_rows_builder *rows;	/* rows built meanwhile, or NULL */
+#endif
 };
 
 static void sframe_problem(struct sframe_validation *v, int err, u32 fde,
@@ -1529,30 +1861,18 @@ static u32 sframe_validate_fres(const struct sframe_section *sec,
 		err = sframe_fre_rule(sec, fde, &fre, &rule);
 		if (err)
 			sframe_problem(v, err, fde->index, k);
+#ifndef SFRAME_ACCESS_HEADER
+		if (v->rows)
+			sframe_rows_fre(v->rows, fde, k, &fre, err ? NULL : &rule);
+#endif
 	}
 	return p - fde->fres;
 }
 
-/**
- * sframe_validate() - check a whole section before trusting it
- * @sec: opened section
- * @report: called once per problem found (may be NULL)
- * @arg: passed to @report
- *
- * Linear in the section size.  Checks every FDE and FRE lies inside the
- * FRE sub-section, FRE types, PCMASK block sizes and FDE types, that FRE
- * starts strictly increase and stay below the function size, that every
- * row decodes (data-word sizes and counts valid for the ABI and FDE type,
- * FLEX control words, register numbers), that function ranges do not wrap,
- * that the FRE count and byte length match the header, and that FDEs are
- * sorted by start address when the header says so.
- *
- * Return: 0 if the section is valid, else the first problem's code.
- */
-int sframe_validate(const struct sframe_section *sec,
-		    sframe_report_fn report, void *arg)
+/* sframe_validate(), building rows meanwhile if @v.rows is set. */
+static int sframe_validate_all(const struct sframe_section *sec,
+			       struct sframe_validation v)
 {
-	struct sframe_validation v = { .report = report, .arg = arg };
 	u64 fres = 0, bytes = 0, prev_start = 0;
 	struct sframe_fde fde;
 	bool unsorted = false;
@@ -1580,6 +1900,10 @@ int sframe_validate(const struct sframe_section *sec,
 			sframe_problem(&v, -SFRAME_E_REP_SIZE, i,
 				       SFRAME_NO_INDEX);
 		fres += fde.num_fres;
+#ifndef SFRAME_ACCESS_HEADER
+		if (v.rows)
+			sframe_rows_begin(v.rows, &fde);
+#endif
 		bytes += sframe_validate_fres(sec, &fde, &v);
 		if (sec->version >= SFRAME_VERSION_3)
 			bytes += SFRAME_V3_FDE_ATTR_SIZE;
@@ -1592,4 +1916,65 @@ int sframe_validate(const struct sframe_section *sec,
 			       SFRAME_NO_INDEX);
 	return v.first;
 }
+
+/**
+ * sframe_validate() - check a whole section before trusting it
+ * @sec: opened section
+ * @report: called once per problem found (may be NULL)
+ * @arg: passed to @report
+ *
+ * Linear in the section size.  Checks every FDE and FRE lies inside the
+ * FRE sub-section, FRE types, PCMASK block sizes and FDE types, that FRE
+ * starts strictly increase and stay below the function size, that every
+ * row decodes (data-word sizes and counts valid for the ABI and FDE type,
+ * FLEX control words, register numbers), that function ranges do not wrap,
+ * that the FRE count and byte length match the header, and that FDEs are
+ * sorted by start address when the header says so.
+ *
+ * Return: 0 if the section is valid, else the first problem's code.
+ */
+int sframe_validate(const struct sframe_section *sec,
+		    sframe_report_fn report, void *arg)
+{
+	struct sframe_validation v = { .report = report, .arg = arg };
+
+	return sframe_validate_all(sec, v);
+}
 EXPORT_SYMBOL_GPL(sframe_validate);
+
+#ifndef SFRAME_ACCESS_HEADER
+/**
+ * sframe_validate_rows() - validate a section and decode it into rows
+ * @sec: opened section
+ * @shift: block size of the rows (see sframe_rows_size())
+ * @rows: as for sframe_rows_build()
+ * @hash: as for sframe_rows_build()
+ *
+ * sframe_validate() and sframe_rows_build() in one pass over the section
+ * when its FDEs are sorted (each FRE is read and decoded once); else one
+ * after the other (the rows then need the section indexed).
+ *
+ * Return: 0 if the section is valid and its rows built; the first
+ * validation problem's code; or sframe_rows_build()'s error (the section
+ * is valid then, only without rows).
+ */
+int sframe_validate_rows(const struct sframe_section *sec, unsigned int shift,
+			 struct sframe_rows *rows, u16 *hash)
+{
+	struct sframe_validation v = { 0 };
+	struct sframe_rows_builder bld;
+	int err;
+
+	if (!(sec->flags & SFRAME_F_FDE_SORTED)) {
+		err = sframe_validate(sec, NULL, NULL);
+		return err ? err : sframe_rows_build(sec, shift, rows, hash);
+	}
+	err = sframe_rows_start(&bld, sec, shift, rows, hash);
+	if (err)
+		return sframe_validate(sec, NULL, NULL) ?: err;
+	v.rows = &bld;
+	err = sframe_validate_all(sec, v);
+	return err ? err : sframe_rows_finish(&bld);
+}
+EXPORT_SYMBOL_GPL(sframe_validate_rows);
+#endif

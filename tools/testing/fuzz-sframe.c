@@ -73,5 +73,46 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sframe_find(&sec, addr, &rule);
 		}
 	}
+
+	/*
+	 * Validated and decoded into rows in one pass, when it fits: a
+	 * section that passes must give the core's answers from its rows.
+	 */
+	{
+		static uint32_t start[1 << 15], block[1 << 15];
+		static uint16_t id[1 << 15], hash[SFRAME_ROWS_HASH_SLOTS];
+		static struct sframe_rows_rule rules[SFRAME_ROWS_MAX_RULES];
+		struct sframe_rows rows = {
+			.start = start, .id = id, .block = block, .rules = rules,
+		};
+		uint32_t nrows, nblocks;
+		struct sframe_rule r2;
+
+		if (!sframe_rows_size(&sec, 4 + (addr >> 61), &nrows, &nblocks) &&
+		    nrows <= ARRAY_SIZE(start) && nblocks < ARRAY_SIZE(block) &&
+		    !sframe_validate_rows(&sec, 4 + (addr >> 61), &rows, hash)) {
+			for (i = 0; i < sec.num_fdes && i < 256; i++) {
+				uint64_t pcs[3];
+				unsigned int k;
+
+				if (sframe_get_fde(&sec, i, &fde))
+					continue;
+				pcs[0] = fde.start;
+				pcs[1] = fde.start + fde.size / 2;
+				pcs[2] = fde.start + fde.size;
+				for (k = 0; k < 3; k++) {
+					int e1 = sframe_find(&sec, pcs[k], &rule);
+					int e2 = sframe_rows_find(&rows, pcs[k], &r2);
+
+					if (e1 != e2 || (!e1 &&
+					    (memcmp(&rule.cfa, &r2.cfa, sizeof(r2.cfa)) ||
+					     memcmp(&rule.ra, &r2.ra, sizeof(r2.ra)) ||
+					     memcmp(&rule.fp, &r2.fp, sizeof(r2.fp)) ||
+					     rule.flags != r2.flags)))
+						__builtin_trap();
+				}
+			}
+		}
+	}
 	return 0;
 }

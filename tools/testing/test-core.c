@@ -425,6 +425,121 @@ out:
 	t_end();
 }
 
+/* The recovery fields of two rules agree (rows keep only those). */
+static int recovery_eq(const struct sframe_rule *a, const struct sframe_rule *b)
+{
+	return !memcmp(&a->cfa, &b->cfa, sizeof(a->cfa)) &&
+	       !memcmp(&a->ra, &b->ra, sizeof(a->ra)) &&
+	       !memcmp(&a->fp, &b->fp, sizeof(a->fp)) &&
+	       a->sp_from_cfa == b->sp_from_cfa && a->flags == b->flags;
+}
+
+/*
+ * Decoded rows (sframe_rows_build()) give sframe_find()'s answer at every
+ * PC of every function and around them (gaps, before the first, after
+ * the last), on sorted sections, and on unsorted ones once indexed.
+ */
+static void test_decoded_rows(struct fixture *fx, unsigned int shift)
+{
+	struct sframe_rows rows = { 0 };
+	uint32_t nrows = 0, nblocks = 0, nwords = 0, i, *idx = NULL;
+	struct sframe_section sec;
+	uint16_t *hash = NULL;
+	unsigned int core = 0;
+	uint64_t n = 0;
+	int err;
+
+	t_begin("rows (%u-byte blocks): %s", 1U << shift, fx->path);
+	if (sframe_open(&sec, fx->data, fx->size, fx->addr, 0) ||
+	    sframe_validate(&sec, NULL, NULL)) {
+		T_CHECK(0, "open");
+		goto out;
+	}
+	if (!(sec.flags & SFRAME_F_FDE_SORTED)) {
+		T_CHECK(sframe_rows_build(&sec, shift, &rows, hash) ==
+			-SFRAME_E_INDEX, "unsorted, unindexed section accepted");
+		if (sframe_index_size(&sec, 8, &nwords))
+			goto out;
+		idx = calloc(nwords, sizeof(*idx));
+		if (sframe_index_build(&sec, 8, idx, nwords))
+			goto out;
+	}
+	err = sframe_rows_size(&sec, shift, &nrows, &nblocks);
+	T_CHECK(!err, "rows size: %s", sframe_errname(err));
+	if (err)
+		goto out;
+	rows.start = calloc(nrows, sizeof(*rows.start));
+	rows.id = calloc(nrows, sizeof(*rows.id));
+	rows.block = calloc(nblocks + 1, sizeof(*rows.block));
+	rows.rules = calloc(SFRAME_ROWS_MAX_RULES, sizeof(*rows.rules));
+	hash = calloc(SFRAME_ROWS_HASH_SLOTS, sizeof(*hash));
+	err = sframe_rows_build(&sec, shift, &rows, hash);
+	/* Overlapping functions (unlinked objects) cannot have rows. */
+	if (err == -SFRAME_E_INDEX && !(sec.flags & SFRAME_F_FDE_SORTED))
+		goto out;
+	T_CHECK(!err, "rows build: %s", sframe_errname(err));
+	if (err)
+		goto out;
+	T_CHECK(rows.nrows <= nrows && rows.nrules <= SFRAME_ROWS_MAX_RULES,
+		"%u rows, %u rules", rows.nrows, rows.nrules);
+	/* Validating and building in one pass gives the same table. */
+	if (sec.flags & SFRAME_F_FDE_SORTED) {
+		struct sframe_rows two = rows;
+
+		two.start = calloc(nrows, sizeof(*two.start));
+		two.id = calloc(nrows, sizeof(*two.id));
+		two.block = calloc(nblocks + 1, sizeof(*two.block));
+		two.rules = calloc(SFRAME_ROWS_MAX_RULES, sizeof(*two.rules));
+		err = sframe_validate_rows(&sec, shift, &two, hash);
+		T_CHECK(!err && two.nrows == rows.nrows &&
+			two.nrules == rows.nrules &&
+			!memcmp(two.start, rows.start, rows.nrows * 4) &&
+			!memcmp(two.id, rows.id, rows.nrows * 2) &&
+			!memcmp(two.block, rows.block, (nblocks + 1) * 4) &&
+			!memcmp(two.rules, rows.rules,
+				rows.nrules * sizeof(*rows.rules)),
+			"validate+rows in one pass differs (%s)",
+			sframe_errname(err));
+		free(two.start);
+		free(two.id);
+		free(two.block);
+		free(two.rules);
+	}
+	for (i = 0; i < rows.nrows; i++) {
+		core += rows.id[i] == SFRAME_ROWS_CORE;
+		if (i)
+			T_CHECK(rows.start[i] > rows.start[i - 1], "row %u unsorted", i);
+	}
+	for (i = 0; i < sec.num_fdes; i++) {
+		struct sframe_fde f;
+		uint64_t o;
+
+		if (sframe_get_fde(&sec, i, &f))
+			continue;
+		for (o = 0; o < f.size + 2; o++) {
+			uint64_t pc = f.start + o - 1;
+			struct sframe_rule a, b;
+			int ea = sframe_find(&sec, pc, &a);
+			int eb = sframe_rows_find(&rows, pc, &b);
+
+			n++;
+			T_CHECK(ea == eb && (ea || recovery_eq(&a, &b)),
+				"pc 0x%" PRIx64 ": %s vs rows %s", pc,
+				sframe_errname(ea), sframe_errname(eb));
+		}
+	}
+	fprintf(stderr, "  %s: %u rows (%u to the core), %u rules, %" PRIu64 " PCs\n",
+		fx->path, rows.nrows, core, rows.nrules, n);
+out:
+	free(rows.start);
+	free(rows.id);
+	free(rows.block);
+	free(rows.rules);
+	free(hash);
+	free(idx);
+	t_end();
+}
+
 static int rule_eq(const struct sframe_rule *a, const struct sframe_rule *b)
 {
 	return !memcmp(&a->cfa, &b->cfa, sizeof(a->cfa)) &&
@@ -886,6 +1001,8 @@ int main(int argc, char **argv)
 		test_relocated(&fx);
 		test_index(&fx, 4);
 		test_index(&fx, 12);
+		test_decoded_rows(&fx, 4);
+		test_decoded_rows(&fx, 8);
 		test_fields(&fx);
 		for (v = 0; v < ARRAY_SIZE(variants); v++) {
 			struct encode_opts eo = variants[v];
