@@ -104,11 +104,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					int e1 = sframe_find(&sec, pcs[k], &rule);
 					int e2 = sframe_rows_find(&rows, pcs[k], &r2);
 
-					if (e1 != e2 || (!e1 &&
+					if (e1 != e2)
+						__builtin_trap();
+					if (!e1 &&
 					    (memcmp(&rule.cfa, &r2.cfa, sizeof(r2.cfa)) ||
 					     memcmp(&rule.ra, &r2.ra, sizeof(r2.ra)) ||
 					     memcmp(&rule.fp, &r2.fp, sizeof(r2.fp)) ||
-					     rule.flags != r2.flags)))
+					     rule.flags != r2.flags))
 						__builtin_trap();
 				}
 			}
