@@ -4,10 +4,10 @@
  *
  * vmlinux's .sframe (bracketed by __start_sframe/__stop_sframe in the
  * linker script) is opened, validated and indexed at early_initcall time,
- * then decoded once into rows (sframe_rows_build()): the unwinder's
- * lookups read those, with no decoding and no bounds checks, because the
- * section was validated and cannot change.  Modules get rows too where
- * their text is compact.
+ * then decoded once into rows (sframe_rows_build(), by a worker off the
+ * boot path): the unwinder's lookups read those, with no decoding and no
+ * bounds checks, because the section was validated and cannot change.
+ * Modules get rows too (at load) where their text is compact.
  * Module sections are registered by the module loader after relocation
  * (sframe_module_init()) and removed when the module is freed.  Readers
  * walk an RCU list and never sleep or take locks, so unwinders may call
@@ -34,6 +34,7 @@
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 #include <asm/sections.h>
 #include <sframe/kernel.h>
 
@@ -42,7 +43,9 @@ extern struct sframe_annot __start_sframe_annot[], __stop_sframe_annot[];
 
 static struct sframe_section sframe_vmlinux;
 static bool sframe_vmlinux_ready __ro_after_init;
-static struct sframe_rows sframe_vmlinux_rows __ro_after_init;
+/* vmlinux's rows, published (smp_store_release()) once built, or NULL */
+static struct sframe_rows sframe_vmlinux_rows_mem;
+static const struct sframe_rows *sframe_vmlinux_rows;
 static struct sframe_annot_table sframe_vmlinux_annot __ro_after_init;
 
 /*
@@ -368,48 +371,57 @@ static void __init sframe_vmlinux_annot_init(void)
 }
 
 /*
- * vmlinux's section: validated and decoded into rows in one pass (its FDEs
- * are sorted; the rows then serve every lookup, so no block index is
- * needed).  Without memory for rows, or with unsorted FDEs: validated and
- * indexed (sframe_table_init()), rows after that if they fit.
+ * vmlinux's rows are built off the boot path, by a worker on another CPU
+ * while the boot goes on (about as long as validation again), then
+ * published: until then lookups decode the indexed section, afterwards
+ * they read the rows.  Either answer is the same.
  */
+static void sframe_vmlinux_rows_fn(struct work_struct *work)
+{
+	u64 t0 = local_clock();
+	size_t bytes;
+
+	bytes = sframe_rows_init(&sframe_vmlinux, &sframe_vmlinux_rows_mem, 0);
+	if (!bytes) {
+		pr_warn("vmlinux: no decoded rows (no memory): lookups decode the section\n");
+		return;
+	}
+	smp_store_release(&sframe_vmlinux_rows, &sframe_vmlinux_rows_mem);
+	pr_info("vmlinux: decoded rows: %u rows, %u rules, %u-byte blocks: %zu bytes (built in %llu us, off the boot path)\n",
+		sframe_vmlinux_rows_mem.nrows, sframe_vmlinux_rows_mem.nrules,
+		1U << sframe_vmlinux_rows_mem.shift, bytes,
+		div_u64(local_clock() - t0, NSEC_PER_USEC));
+}
+
+static DECLARE_WORK(sframe_vmlinux_rows_work, sframe_vmlinux_rows_fn);
+
+/**
+ * sframe_vmlinux_rows_wait() - wait for vmlinux's rows (tests)
+ *
+ * Return: true if lookups in vmlinux now read its decoded rows.
+ */
+bool sframe_vmlinux_rows_wait(void)
+{
+	flush_work(&sframe_vmlinux_rows_work);
+	return smp_load_acquire(&sframe_vmlinux_rows);
+}
+EXPORT_SYMBOL_GPL(sframe_vmlinux_rows_wait);
+
 static int __init sframe_vmlinux_init(void)
 {
-	size_t size = __stop_sframe - __start_sframe, bytes = 0;
+	size_t size = __stop_sframe - __start_sframe;
 	u64 t0 = local_clock();
-	unsigned int shift;
-	u32 *index = NULL;
-	u16 *hash;
+	u32 *index;
 	int err;
 
 	sframe_vmlinux_annot_init();
 
-	err = sframe_open(&sframe_vmlinux, __start_sframe, size,
-			  (unsigned long)__start_sframe, 0);
-	if (!err && (sframe_vmlinux.flags & SFRAME_F_FDE_SORTED) &&
-	    !sframe_rows_alloc(&sframe_vmlinux, &sframe_vmlinux_rows, 0,
-			       &shift, &hash)) {
-		err = sframe_validate_rows(&sframe_vmlinux, shift,
-					   &sframe_vmlinux_rows, hash);
-		bytes = sframe_rows_done(&sframe_vmlinux_rows, hash, err);
-		/* Valid, but the rows could not be built: index it instead. */
-		if (err == -SFRAME_E_INDEX)
-			err = 1;
-	} else if (!err) {
-		err = 1;
-	}
-	if (err == 1) {
-		err = sframe_table_init(&sframe_vmlinux, &index, __start_sframe,
-					size, (unsigned long)__start_sframe,
-					false);
-		/* Without index memory the section is still valid, only slower. */
-		if (err == -SFRAME_E_INDEX) {
-			pr_warn("vmlinux: no memory for the lookup index: lookups unindexed\n");
-			err = 0;
-		}
-		if (!err)
-			bytes = sframe_rows_init(&sframe_vmlinux,
-						 &sframe_vmlinux_rows, 0);
+	err = sframe_table_init(&sframe_vmlinux, &index, __start_sframe, size,
+				(unsigned long)__start_sframe, false);
+	/* Without index memory the section is still valid, only slower. */
+	if (err == -SFRAME_E_INDEX) {
+		pr_warn("vmlinux: no memory for the lookup index: lookups unindexed\n");
+		err = 0;
 	}
 	if (err) {
 		pr_err("vmlinux .sframe rejected: %s (%s)\n",
@@ -422,13 +434,7 @@ static int __init sframe_vmlinux_init(void)
 		sframe_vmlinux.version, sframe_vmlinux.num_fdes,
 		sframe_vmlinux.num_fres, sframe_vmlinux.size,
 		div_u64(local_clock() - t0, NSEC_PER_USEC));
-	if (bytes)
-		pr_info("vmlinux: decoded rows: %u rows, %u rules, %u-byte blocks: %zu bytes%s\n",
-			sframe_vmlinux_rows.nrows, sframe_vmlinux_rows.nrules,
-			1U << sframe_vmlinux_rows.shift, bytes,
-			index ? " (and a block index)" : "");
-	else
-		pr_warn("vmlinux: no decoded rows: lookups decode the section\n");
+	queue_work(system_unbound_wq, &sframe_vmlinux_rows_work);
 	return 0;
 }
 early_initcall(sframe_vmlinux_init);
@@ -608,11 +614,14 @@ static int sframe_lookup_uncached(unsigned long pc,
 	int err = -SFRAME_E_NO_FDE;
 
 	if (sframe_in_vmlinux(pc)) {
+		const struct sframe_rows *rows;
+
 		*annot = sframe_annot_search(&sframe_vmlinux_annot, pc);
-		return sframe_vmlinux_text(pc) ?
-		       sframe_rows_or_find(&sframe_vmlinux,
-					   &sframe_vmlinux_rows, pc, rule) :
-		       err;
+		if (!sframe_vmlinux_text(pc))
+			return err;
+		rows = smp_load_acquire(&sframe_vmlinux_rows);
+		return rows ? sframe_rows_find(rows, pc, rule) :
+			      sframe_find(&sframe_vmlinux, pc, rule);
 	}
 	*annot = NULL;
 	rcu_read_lock();

@@ -244,6 +244,7 @@ static inline u64 demo_now(void)
 
 struct demo_bench {
 	u64 ns_ours, ns_ref, ns_ours_rel, ns_ref_rel, ns_annot, ns_find;
+	u64 ns_uncached;
 	u64 ns_cold, ns_start, ns_cached;
 	unsigned long frames_ours, frames_ref, stacks, reliable, lookups;
 	struct demo_trace t;
@@ -345,6 +346,15 @@ static int demo_bench_one(struct task_struct *task, void *arg)
 			sframe_kernel_lookup(b->t.e[i] - 1, &annot, &rule);
 	t1 = demo_now();
 	b->ns_cached += t1 - t0;
+	/* Uncached: annotation search and decoded rows (or the section). */
+	t0 = demo_now();
+	for (r = 0; r < rounds; r++)
+		for (i = 1; i < b->t.n; i++) {
+			sframe_kernel_cache_flush();
+			sframe_kernel_lookup(b->t.e[i] - 1, &annot, &rule);
+		}
+	t1 = demo_now();
+	b->ns_uncached += t1 - t0;
 	b->lookups += b->t.n > 1 ? (b->t.n - 1) * rounds : 0;
 	return 0;
 }
@@ -408,6 +418,7 @@ static void demo_bench(void)
 	b.ns_ref_rel = div64_u64(b.ns_ref_rel * ps, 1000);
 	b.ns_annot = div64_u64(b.ns_annot * ps, 1000);
 	b.ns_find = div64_u64(b.ns_find * ps, 1000);
+	b.ns_uncached = div64_u64(b.ns_uncached * ps, 1000);
 	b.ns_cold = div64_u64(b.ns_cold * ps, 1000);
 	b.ns_start = div64_u64(b.ns_start * ps, 1000);
 	b.ns_cached = div64_u64(b.ns_cached * ps, 1000);
@@ -433,11 +444,12 @@ static void demo_bench(void)
 		div64_u64(IS_ENABLED(CONFIG_X86_64) ? b.ns_ref_rel : b.ns_ref,
 			  b.stacks * rounds), rr / 100, rr % 100);
 	if (b.lookups && b.frames_ours)
-		pr_info("bench: per frame: SFrame walk %llu ns warm, %llu ns cold (start of a walk %llu ns/stack); lookups: cached %llu ns, uncached annotation %llu ns + SFrame %llu ns; %s %llu ns\n",
+		pr_info("bench: per frame: SFrame walk %llu ns warm, %llu ns cold (start of a walk %llu ns/stack); lookups: cached %llu ns, uncached %llu ns (annotation %llu ns, decoded rows), section decoded %llu ns; %s %llu ns\n",
 			div64_u64(b.ns_ours, b.frames_ours * rounds),
 			div64_u64(b.ns_cold, b.frames_ours * rounds),
 			div64_u64(b.ns_start, b.stacks * rounds),
 			div64_u64(b.ns_cached, b.lookups),
+			div64_u64(b.ns_uncached, b.lookups),
 			div64_u64(b.ns_annot, b.lookups),
 			div64_u64(b.ns_find, b.lookups), SFRAME_REF_UNWINDER,
 			div64_u64(b.ns_ref, max(b.frames_ref, 1UL) * rounds));

@@ -801,6 +801,7 @@ static void sfu_test_cache(struct kunit *test)
 	 */
 	sec = sframe_vmlinux_section();
 	KUNIT_ASSERT_NOT_NULL(test, sec);
+	KUNIT_ASSERT_TRUE(test, sframe_vmlinux_rows_wait());
 	KUNIT_ASSERT_EQ(test, sframe_get_fde(sec, 0, &first), 0);
 	KUNIT_ASSERT_EQ(test, sframe_get_fde(sec, sec->num_fdes - 1, &last), 0);
 	for (pc = first.start; pc < last.start + last.size; pc += 61) {

@@ -74,6 +74,22 @@ echo "[bench $A] results (icount runs 1 and 2, TCG clock)"
 goal "$A kernel walk, lookup cache warm, against $ref" "$w1" "$w2" "$w3" $gw x
 goal "$A kernel walk, lookup cache cold, against $ref" "$c1" "$c2" "$c3" $gc x
 goal "$A user callchain per sample, against frame pointers" "$u1" "$u2" "$u3" 2 x
+# Memory spent for speed: vmlinux's decoded rows (and its block index),
+# against ORC's tables in the same vmlinux (x86_64; arm64 has no ORC).
+rows=$(sed -n 's/.*sframe: vmlinux: decoded rows: \(.*\) bytes (built in \([0-9]*\) us.*/\1 \2/p' \
+	"$LOGS/bench-$A-icount1.log" | awk '{ print $(NF - 1), $NF }')
+orc=0
+if [ "$A" = x86_64 ]; then
+	orc=$(readelf -SW "$OUT/vmlinux" | awk '$2 ~ /^\.orc_(unwind|unwind_ip|lookup)$/ { s += strtonum("0x" $6) } END { print s + 0 }')
+fi
+awk -v r="${rows:-0 0}" -v orc="$orc" -v a="$A" 'BEGIN {
+	split(r, x, " ")
+	printf "memory: %s vmlinux decoded rows %d bytes, built in %.1f ms off the boot path (icount)", a, x[1], x[2] / 1000
+	if (orc > 0)
+		printf "; ORC tables %d bytes: %s\n", orc, (x[1] < orc ? "below (goal met)" : "not below (goal not met)")
+	else
+		printf "; no ORC on %s\n", a
+}'
 awk -v us="$t1" -v tus="$t3" -v b="$b1" -v a="$A" 'BEGIN {
 	mb = b / 1048576
 	printf "goal: %s boot validation and indexing of vmlinux .sframe (%.2f MB): %.1f ms, %.1f ms/MB (icount; TCG clock: %.1f ms) (goal <= 150 ms for a defconfig, linear in size): %s\n",

@@ -33,6 +33,7 @@ int sframe_kernel_find(unsigned long pc, struct sframe_rule *rule);
 int sframe_kernel_lookup(unsigned long pc, const struct sframe_annot **annot,
 			 struct sframe_rule *rule);
 void sframe_kernel_cache_flush(void);
+bool sframe_vmlinux_rows_wait(void);
 int sframe_table_init(struct sframe_section *sec, u32 **index,
 		      const void *data, size_t size, unsigned long addr,
 		      bool module);
