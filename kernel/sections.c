@@ -386,6 +386,7 @@ static void sframe_vmlinux_rows_fn(struct work_struct *work)
 		pr_warn("vmlinux: no decoded rows (no memory): lookups decode the section\n");
 		return;
 	}
+	/* Rows complete before the pointer: pairs with the lookups' acquire. */
 	smp_store_release(&sframe_vmlinux_rows, &sframe_vmlinux_rows_mem);
 	pr_info("vmlinux: decoded rows: %u rows, %u rules, %u-byte blocks: %zu bytes (built in %llu us, off the boot path)\n",
 		sframe_vmlinux_rows_mem.nrows, sframe_vmlinux_rows_mem.nrules,
@@ -403,6 +404,7 @@ static DECLARE_WORK(sframe_vmlinux_rows_work, sframe_vmlinux_rows_fn);
 bool sframe_vmlinux_rows_wait(void)
 {
 	flush_work(&sframe_vmlinux_rows_work);
+	/* Pairs with the worker's release. */
 	return smp_load_acquire(&sframe_vmlinux_rows);
 }
 EXPORT_SYMBOL_GPL(sframe_vmlinux_rows_wait);
@@ -619,6 +621,7 @@ static int sframe_lookup_uncached(unsigned long pc,
 		*annot = sframe_annot_search(&sframe_vmlinux_annot, pc);
 		if (!sframe_vmlinux_text(pc))
 			return err;
+		/* Published complete by the worker's release store. */
 		rows = smp_load_acquire(&sframe_vmlinux_rows);
 		return rows ? sframe_rows_find(rows, pc, rule) :
 			      sframe_find(&sframe_vmlinux, pc, rule);
