@@ -20,6 +20,7 @@
  */
 #define pr_fmt(fmt) "sframe: " fmt
 
+#include <linux/bitmap.h>
 #include <linux/debugfs.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
@@ -30,6 +31,7 @@
 #include <linux/percpu.h>
 #include <linux/rculist.h>
 #include <linux/sched/clock.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -175,6 +177,11 @@ sframe_annot_search(const struct sframe_annot_table *t, unsigned long pc)
 	const struct sframe_annot *a = t->entries;
 	size_t lo = 0, hi = t->count;
 
+	/* Most text has no annotation: one bit says so. */
+	if (t->blocks && (pc < t->lo || pc >= t->hi ||
+			  !test_bit((pc - t->lo) >> SFRAME_ANNOT_BLOCK_SHIFT,
+				    t->blocks)))
+		return NULL;
 	/* Last entry starting at or below @pc. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -188,6 +195,40 @@ sframe_annot_search(const struct sframe_annot_table *t, unsigned long pc)
 		return NULL;
 	a += lo - 1;
 	return pc - sframe_annot_start(a) < a->len ? a : NULL;
+}
+
+/*
+ * The block bitmap of a sorted table: an uncached lookup of a PC no
+ * annotation covers (nearly all of them) costs one bit test instead of a
+ * binary search.  Built before the table is used; never changed.
+ */
+static void __init sframe_annot_blocks_init(struct sframe_annot_table *t)
+{
+	unsigned long lo = ULONG_MAX, hi = 0, start, nbits;
+	size_t i;
+
+	for (i = 0; i < t->count; i++) {
+		start = sframe_annot_start(&t->entries[i]);
+		lo = min(lo, start);
+		hi = max(hi, start + t->entries[i].len);
+	}
+	if (lo >= hi)
+		return;
+	nbits = ((hi - lo - 1) >> SFRAME_ANNOT_BLOCK_SHIFT) + 1;
+	t->blocks = bitmap_zalloc(nbits, GFP_KERNEL);
+	if (!t->blocks)
+		return;
+	for (i = 0; i < t->count; i++) {
+		start = sframe_annot_start(&t->entries[i]) - lo;
+		if (!t->entries[i].len)
+			continue;
+		bitmap_set(t->blocks, start >> SFRAME_ANNOT_BLOCK_SHIFT,
+			   ((start + t->entries[i].len - 1) >>
+			    SFRAME_ANNOT_BLOCK_SHIFT) -
+			   (start >> SFRAME_ANNOT_BLOCK_SHIFT) + 1);
+	}
+	t->lo = lo;
+	t->hi = hi;
 }
 
 static LIST_HEAD(sframe_modules);
@@ -367,7 +408,9 @@ static void __init sframe_vmlinux_annot_init(void)
 	}
 	sframe_vmlinux_annot.entries = __start_sframe_annot;
 	sframe_vmlinux_annot.count = used;
-	pr_info("vmlinux: %d annotations (%zu slots)\n", used, n);
+	sframe_annot_blocks_init(&sframe_vmlinux_annot);
+	pr_info("vmlinux: %d annotations (%zu slots)%s\n", used, n,
+		sframe_vmlinux_annot.blocks ? "" : ", no block bitmap");
 }
 
 /*
@@ -976,3 +1019,102 @@ struct dentry *sframe_debugfs_dir(void)
 	return dir;
 }
 EXPORT_SYMBOL_GPL(sframe_debugfs_dir);
+
+#ifdef CONFIG_DEBUG_FS
+/*
+ * debugfs sframe/lookup: write a text address, read back what the
+ * unwinder's lookup (cache, rows, sections) answers for it, e.g.
+ *	echo 0xffffffff81000000 > /sys/kernel/debug/sframe/lookup
+ *	cat /sys/kernel/debug/sframe/lookup
+ * The boot tests use it to show that a module's answers go with it.
+ */
+static unsigned long sframe_lookup_pc;
+static DEFINE_MUTEX(sframe_lookup_mutex);
+
+static const char * const sframe_loc_names[] = {
+	[SFRAME_LOC_SAME]	= "same",
+	[SFRAME_LOC_CFA]	= "cfa",
+	[SFRAME_LOC_REG]	= "reg",
+	[SFRAME_LOC_UNDEFINED]	= "undefined",
+};
+
+static void sframe_lookup_loc(struct seq_file *m, const char *name,
+			      const struct sframe_loc *l)
+{
+	seq_printf(m, " %s=%s", name,
+		   l->kind < ARRAY_SIZE(sframe_loc_names) ?
+		   sframe_loc_names[l->kind] : "?");
+	if (l->kind == SFRAME_LOC_REG)
+		seq_printf(m, "(r%u)", l->reg);
+	if (l->kind == SFRAME_LOC_CFA || l->kind == SFRAME_LOC_REG)
+		seq_printf(m, "%+d%s", l->offset, l->deref ? " deref" : "");
+}
+
+static int sframe_lookup_show(struct seq_file *m, void *v)
+{
+	const struct sframe_annot *a;
+	struct sframe_rule rule;
+	unsigned long pc;
+	int err;
+
+	mutex_lock(&sframe_lookup_mutex);
+	pc = sframe_lookup_pc;
+	mutex_unlock(&sframe_lookup_mutex);
+	if (!pc) {
+		seq_puts(m, "write a text address here first\n");
+		return 0;
+	}
+	err = sframe_kernel_lookup(pc, &a, &rule);
+	seq_printf(m, "%#lx %pS: ", pc, (void *)pc);
+	if (err) {
+		seq_printf(m, "%s (%s)", sframe_errname(err), sframe_strerror(err));
+	} else {
+		seq_puts(m, "rule");
+		sframe_lookup_loc(m, "cfa", &rule.cfa);
+		sframe_lookup_loc(m, "ra", &rule.ra);
+		sframe_lookup_loc(m, "fp", &rule.fp);
+		if (rule.flags & SFRAME_RULE_OUTERMOST)
+			seq_puts(m, " outermost");
+	}
+	if (a)
+		seq_printf(m, "; annotation type %u", a->type);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static int sframe_lookup_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, sframe_lookup_show, NULL);
+}
+
+static ssize_t sframe_lookup_write(struct file *file, const char __user *buf,
+				   size_t len, loff_t *ppos)
+{
+	unsigned long pc;
+	int err;
+
+	err = kstrtoul_from_user(buf, len, 0, &pc);
+	if (err)
+		return err;
+	mutex_lock(&sframe_lookup_mutex);
+	sframe_lookup_pc = pc;
+	mutex_unlock(&sframe_lookup_mutex);
+	return len;
+}
+
+static const struct file_operations sframe_lookup_fops = {
+	.open		= sframe_lookup_open,
+	.read		= seq_read,
+	.write		= sframe_lookup_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+static int __init sframe_lookup_debugfs_init(void)
+{
+	debugfs_create_file("lookup", 0600, sframe_debugfs_dir(), NULL,
+			    &sframe_lookup_fops);
+	return 0;
+}
+late_initcall(sframe_lookup_debugfs_init);
+#endif

@@ -144,7 +144,29 @@ if [ -z "$kunit_only" ] && [ -e $demo ] && want demo; then
 		sh -c 'dmesg | grep -q "sframe_unwind_demo: blocked task .*: SFrame reliable .*: same trace"'
 	check "demo: timer interrupt: reliable" \
 		sh -c 'dmesg | grep -q "sframe_unwind_demo: timer interrupt .*: SFrame reliable"'
-	rmmod sframe_unwind_demo
+	# A module's answers go with it: a lookup of its text (which fills
+	# the lookup cache, and reads its rows) has a rule while it is
+	# loaded and none once it is gone, whatever was cached.
+	lk=/sys/kernel/debug/sframe/lookup
+	grep -q " /sys/kernel/debug debugfs " /proc/mounts ||
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	lk_addr=$(awk '$2 ~ /^[tT]$/ && $4 == "[sframe_unwind_demo]" { print $1; exit }' /proc/kallsyms)
+	if [ -n "$lk_addr" ] && [ -e $lk ]; then
+		echo "0x$lk_addr" >$lk
+		cat $lk >/tmp/lookup.1 && cat $lk >>/tmp/lookup.1
+		rmmod sframe_unwind_demo
+		cat $lk >/tmp/lookup.2
+		if grep -q ': rule cfa=' /tmp/lookup.1 && ! grep -q ': rule' /tmp/lookup.2 &&
+		   grep -q 'SFRAME_E_NO_FDE' /tmp/lookup.2; then
+			echo "PASS: demo: lookup of module text: a rule while loaded, none after rmmod ($(cut -d: -f2- /tmp/lookup.1 | head -n 1 | cut -c1-60) -> $(cut -d: -f2- /tmp/lookup.2 | cut -c1-40))"
+		else
+			echo "FAIL: demo: lookup of module text: a rule while loaded, none after rmmod"
+			sed 's/^/    /' /tmp/lookup.1 /tmp/lookup.2
+		fi
+	else
+		echo "FAIL: demo: lookup of module text (no symbol of sframe_unwind_demo, or no $lk)"
+		rmmod sframe_unwind_demo
+	fi
 fi
 if [ -z "$kunit_only" ] && [ -e $demo ] && { want demo || want bench; }; then
 	check "demo: insmod sframe_unwind_demo bench=1" insmod $demo bench=1
