@@ -1022,9 +1022,9 @@ EXPORT_SYMBOL_GPL(sframe_debugfs_dir);
 
 #ifdef CONFIG_DEBUG_FS
 /*
- * debugfs sframe/lookup: write a text address, read back what the
- * unwinder's lookup (cache, rows, sections) answers for it, e.g.
- *	echo 0xffffffff81000000 > /sys/kernel/debug/sframe/lookup
+ * debugfs sframe/lookup: write a text address (ADDR or ADDR+OFF), read
+ * back what the unwinder's lookup (cache, rows, sections) answers for it:
+ *	echo 0xffffffff81000000+16 > /sys/kernel/debug/sframe/lookup
  *	cat /sys/kernel/debug/sframe/lookup
  * The boot tests use it to show that a module's answers go with it.
  */
@@ -1087,15 +1087,30 @@ static int sframe_lookup_open(struct inode *inode, struct file *file)
 	return single_open(file, sframe_lookup_show, NULL);
 }
 
+/* "ADDR" or "ADDR+OFF" (C number syntax) */
 static ssize_t sframe_lookup_write(struct file *file, const char __user *buf,
 				   size_t len, loff_t *ppos)
 {
-	unsigned long pc;
+	unsigned long pc, off = 0;
+	char str[48], *plus;
 	int err;
 
-	err = kstrtoul_from_user(buf, len, 0, &pc);
+	if (!len || len >= sizeof(str))
+		return -EINVAL;
+	if (copy_from_user(str, buf, len))
+		return -EFAULT;
+	str[len] = '\0';
+	plus = strchr(str, '+');
+	if (plus) {
+		*plus = '\0';
+		err = kstrtoul(strim(plus + 1), 0, &off);
+		if (err)
+			return err;
+	}
+	err = kstrtoul(strim(str), 0, &pc);
 	if (err)
 		return err;
+	pc += off;
 	mutex_lock(&sframe_lookup_mutex);
 	sframe_lookup_pc = pc;
 	mutex_unlock(&sframe_lookup_mutex);

@@ -152,7 +152,9 @@ if [ -z "$kunit_only" ] && [ -e $demo ] && want demo; then
 		mount -t debugfs none /sys/kernel/debug 2>/dev/null
 	lk_addr=$(awk '$2 ~ /^[tT]$/ && $4 == "[sframe_unwind_demo]" { print $1; exit }' /proc/kallsyms)
 	if [ -n "$lk_addr" ] && [ -e $lk ]; then
-		echo "0x$lk_addr" >$lk
+		# (16 bytes in: arm64 functions start with two ftrace NOPs
+		# ahead of their FDE)
+		echo "0x$lk_addr+16" >$lk
 		cat $lk >/tmp/lookup.1 && cat $lk >>/tmp/lookup.1
 		rmmod sframe_unwind_demo
 		cat $lk >/tmp/lookup.2
