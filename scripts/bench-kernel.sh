@@ -80,7 +80,10 @@ rows=$(sed -n 's/.*sframe: vmlinux: decoded rows: \(.*\) bytes (built in \([0-9]
 	"$LOGS/bench-$A-icount1.log" | awk '{ print $(NF - 1), $NF }')
 orc=0
 if [ "$A" = x86_64 ]; then
-	orc=$(readelf -SW "$OUT/vmlinux" | awk '$2 ~ /^\.orc_(unwind|unwind_ip|lookup)$/ { s += strtonum("0x" $6) } END { print s + 0 }')
+	for sz in $(readelf -SW "$OUT/vmlinux" |
+		    awk '$2 ~ /^\.orc_(unwind|unwind_ip|lookup)$/ { print $6 }'); do
+		orc=$((orc + 16#$sz))
+	done
 fi
 awk -v r="${rows:-0 0}" -v orc="$orc" -v a="$A" 'BEGIN {
 	split(r, x, " ")
