@@ -42,9 +42,23 @@ $(HOST)/sframe-freestanding.o: $(CORE) $(CORE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) -O2 $(CWARN) -Iinclude -ffreestanding -nostdlib -c $< -o $@
 
-tools: tools/sframe-dump tools/sframe-verify
+tools: tools/sframe-dump tools/sframe-verify tools/sframe-gen
 tools/sframe-dump: tools/sframe-dump.c $(TOOL_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_HDRS)
 	$(CC) $(HOST_CFLAGS) -o $@ tools/sframe-dump.c $(TOOL_SRCS) $(CORE)
+
+# sframe-gen: SFrame from DWARF CFI (tools/cfi.c); its checks run sanitized.
+GEN_SRCS	:= tools/sframe-gen.c tools/cfi.c $(TOOL_SRCS) $(CORE)
+GEN_HDRS	:= tools/cfi.h $(TOOL_HDRS) $(CORE_HDRS)
+tools/sframe-gen: $(GEN_SRCS) $(GEN_HDRS)
+	$(CC) $(HOST_CFLAGS) -o $@ $(GEN_SRCS)
+
+$(HOST)/sframe-gen-san: $(GEN_SRCS) $(GEN_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) -o $@ $(GEN_SRCS)
+
+$(HOST)/test-cfi: tools/testing/test-cfi.c tools/cfi.c tools/elf.c tools/cfi.h tools/elf.h $(TEST_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) -o $@ tools/testing/test-cfi.c tools/cfi.c tools/elf.c
 
 # The verifier is also a kernel hostprog (tools/Kbuild): these sources,
 # -Iinclude.
@@ -91,7 +105,8 @@ $(HOST)/test-step: tools/testing/test-step.c tools/testing/harness.h $(CORE) $(C
 	$(CC) $(SAN_CFLAGS) -Wa,--gsframe -o $@ $< $(CORE)
 
 HOST_TESTS := $(HOST)/test-core $(HOST)/test-malformed $(HOST)/test-libsframe \
-	      $(HOST)/test-accessor $(HOST)/test-step \
+	      $(HOST)/test-accessor $(HOST)/test-step $(HOST)/test-cfi \
+	      $(HOST)/sframe-gen-san tools/sframe-gen \
 	      $(HOST)/sframe-dump-san $(HOST)/sframe-freestanding.o tools/sframe-dump \
 	      $(HOST)/sframe-verify-san
 
@@ -104,10 +119,10 @@ check-host: deps-host
 	@tools/testing/run-host-tests.sh | tee $(RESULTS)/host.txt
 	@scripts/summary.sh $(RESULTS)/host.txt
 
-$(HOST)/fuzz-sframe: tools/testing/fuzz-sframe.c $(TOOL_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_HDRS)
+$(HOST)/fuzz-sframe: tools/testing/fuzz-sframe.c tools/cfi.c tools/cfi.h $(TOOL_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) -O1 -g -Iinclude -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -o $@ $< tools/dump.c $(CORE)
+		-fno-sanitize-recover=all -o $@ $< tools/dump.c tools/cfi.c $(CORE)
 
 fuzz: deps-host $(HOST)/fuzz-sframe
 	@tools/testing/run-fuzz.sh $(HOST)/fuzz-sframe $(FUZZ_SECONDS)
@@ -123,6 +138,6 @@ check:
 	@DEEP=$(DEEP) scripts/check.sh
 
 clean:
-	rm -rf $(HOST) tools/sframe-dump tools/sframe-verify
+	rm -rf $(HOST) tools/sframe-dump tools/sframe-verify tools/sframe-gen
 
 -include scripts/kernel.mk

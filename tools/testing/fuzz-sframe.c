@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sframe/sframe.h>
+#include "../cfi.h"
 #include "../dump.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -72,6 +73,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			sframe_find(&sec, addr, &rule);
 		}
+	}
+
+	/* The same bytes as DWARF CFI, for sframe-gen's reader (both ABIs). */
+	{
+		static const struct cfi_abi abis[2] = {
+			{ .machine = 62, .sp = 7, .fp = 6, .ra = 16, .addr_size = 8 },
+			{ .machine = 183, .sp = 31, .fp = 29, .ra = 30, .addr_size = 8 },
+		};
+		struct cfi_fde *cfi;
+		size_t ncfi;
+		char err[200];
+
+		if (!cfi_read(&abis[addr & 1], data, size, addr, !(addr & 2),
+			      &cfi, &ncfi, err, sizeof(err)))
+			cfi_free(cfi, ncfi);
 	}
 
 	/*

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sframe-gen: SFrame from DWARF CFI (issue 16).  First part: the CFI
+ * reader (tools/cfi.c) and its check against the assembler.
+ *
+ *   sframe-gen --compare FILE...
+ *
+ * For each ELF file (object, executable, shared library, vmlinux, .ko;
+ * x86_64 or AArch64) the rows its .eh_frame (else .debug_frame) gives are
+ * compared, at every byte of every function, with the rows of the file's
+ * own .sframe (gas --gsframe), read through the SFrame core: one line per
+ * file with the agreement, and a line per disagreeing function (at most
+ * --max-report).  Functions whose CFI SFrame cannot express are counted
+ * with the reason.  Exit status 0, or 1 on a malformed file (one line).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sframe/sframe.h>
+#include "cfi.h"
+#include "elf.h"
+#include "sframe-elf.h"
+
+struct stats {
+	uint64_t fdes, fdes_inexpressible, fdes_gas, fdes_no_gas;
+	uint64_t pcs, agree, differ;
+	uint64_t why[CFI_WHY_MAX];
+};
+
+static unsigned int max_report = 10;
+
+/* The rule the core gives for a row of @abi (see sframe_fre_rule()). */
+static void row_rule(const struct cfi_abi *abi, const struct cfi_row *row,
+		     struct sframe_rule *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->cfa.kind = SFRAME_LOC_REG;
+	r->cfa.reg = row->cfa_fp ? abi->fp : abi->sp;
+	r->cfa.offset = row->cfa_off;
+	if (row->ra_saved) {
+		r->ra.kind = SFRAME_LOC_CFA;
+		r->ra.deref = 1;
+		r->ra.offset = row->ra_off;
+	} else if (abi->machine == ELF_EM_X86_64) {
+		r->ra.kind = SFRAME_LOC_CFA;	/* the fixed slot */
+		r->ra.deref = 1;
+		r->ra.offset = -8;
+	} else {
+		r->ra.kind = SFRAME_LOC_SAME;
+	}
+	if (row->fp_saved) {
+		r->fp.kind = SFRAME_LOC_CFA;
+		r->fp.deref = 1;
+		r->fp.offset = row->fp_off;
+	} else {
+		r->fp.kind = SFRAME_LOC_SAME;
+	}
+}
+
+static int same_rule(const struct sframe_rule *a, const struct sframe_rule *b,
+		     int mangled)
+{
+	return a->cfa.reg == b->cfa.reg && a->cfa.offset == b->cfa.offset &&
+	       a->cfa.deref == b->cfa.deref && a->ra.kind == b->ra.kind &&
+	       (a->ra.kind != SFRAME_LOC_CFA || a->ra.offset == b->ra.offset) &&
+	       a->fp.kind == b->fp.kind &&
+	       (a->fp.kind != SFRAME_LOC_CFA || a->fp.offset == b->fp.offset) &&
+	       !!(b->flags & SFRAME_RULE_RA_MANGLED) == !!mangled;
+}
+
+static int loc_str(char *b, size_t n, const char *name,
+		   const struct sframe_loc *l)
+{
+	if (l->kind == SFRAME_LOC_CFA)
+		return snprintf(b, n, " %s=cfa%+d", name, (int)l->offset);
+	return snprintf(b, n, " %s=%s", name,
+			l->kind == SFRAME_LOC_SAME ? "same" : "?");
+}
+
+static void rule_str(char *b, size_t n, const struct sframe_rule *r,
+		     int mangled)
+{
+	int k = snprintf(b, n, "cfa=r%u%+d", r->cfa.reg, (int)r->cfa.offset);
+
+	k += loc_str(b + k, n - k, "ra", &r->ra);
+	k += loc_str(b + k, n - k, "fp", &r->fp);
+	if (mangled)
+		snprintf(b + k, n - k, " signed");
+}
+
+/* "CFI ... gas ..." for the first difference of a function. */
+static void describe(char *b, size_t n, const struct sframe_rule *want,
+		     int mangled, int err, const struct sframe_rule *got)
+{
+	char w[64], g[64];
+
+	rule_str(w, sizeof(w), want, mangled);
+	if (err)
+		snprintf(g, sizeof(g), "%s", sframe_errname(err));
+	else
+		rule_str(g, sizeof(g), got, got->flags & SFRAME_RULE_RA_MANGLED);
+	snprintf(b, n, "CFI %s, gas %s", w, g);
+}
+
+static const char *symbol_at(struct elf_file *f, uint64_t addr)
+{
+	static char buf[160];
+	struct elf_sym s;
+	uint64_t i, n;
+
+	n = f->symtab ? elf_nsyms(f, f->symtab) : 0;
+	for (i = 0; i < n; i++) {
+		if (elf_sym_get(f, f->symtab, i, &s) || s.type != ELF_STT_FUNC)
+			continue;
+		if (s.value == addr) {
+			snprintf(buf, sizeof(buf), "%s", s.name);
+			return buf;
+		}
+	}
+	/* No function symbol (PLT stubs): the section's name. */
+	for (i = 0; i < f->shnum; i++) {
+		const struct elf_sec *sec = &f->secs[i];
+
+		if ((sec->flags & ELF_SHF_EXECINSTR) && addr >= sec->vaddr &&
+		    addr - sec->vaddr < sec->size) {
+			snprintf(buf, sizeof(buf), "(%s)", sec->name);
+			return buf;
+		}
+	}
+	return "?";
+}
+
+static void compare_fde(struct elf_file *f, const struct cfi_abi *abi,
+			const struct sframe_section *secs, size_t nsecs,
+			const struct cfi_fde *fde, struct stats *st)
+{
+	uint64_t o, first_bad = 0, bad = 0;
+	char what[160] = "";
+	uint32_t r = 0;
+	size_t k;
+	int have = 0;
+
+	st->fdes++;
+	for (r = 0; r < fde->nrows; r++) {
+		if (fde->rows[r].why) {
+			st->fdes_inexpressible++;
+			st->why[fde->rows[r].why]++;
+			return;
+		}
+	}
+	/* Does gas have an FDE for the function? */
+	for (k = 0; k < nsecs && !have; k++) {
+		struct sframe_fde sf;
+
+		have = !sframe_find_fde(&secs[k], fde->start, &sf) &&
+		       sf.start == fde->start;
+	}
+	if (!have) {
+		st->fdes_no_gas++;
+		return;
+	}
+	st->fdes_gas++;
+	for (o = 0, r = 0; o < fde->size; o++) {
+		struct sframe_rule want, got;
+		int err = -SFRAME_E_NO_FDE;
+
+		while (r + 1 < fde->nrows && fde->rows[r + 1].start <= o)
+			r++;
+		if (!fde->nrows || fde->rows[r].start > o)
+			continue;	/* no row yet (CFI starts later) */
+		row_rule(abi, &fde->rows[r], &want);
+		for (k = 0; k < nsecs && err == -SFRAME_E_NO_FDE; k++)
+			err = sframe_find(&secs[k], fde->start + o, &got);
+		st->pcs++;
+		if (!err && same_rule(&want, &got, fde->rows[r].mangled)) {
+			st->agree++;
+		} else {
+			if (!bad++) {
+				first_bad = o;
+				describe(what, sizeof(what), &want,
+					 fde->rows[r].mangled, err, &got);
+			}
+			st->differ++;
+		}
+	}
+	if (bad && max_report) {
+		max_report--;
+			printf("  %s: %#" PRIx64 " %s: %" PRIu64 " of %" PRIu64
+		       " bytes differ from gas, first at +%#" PRIx64 ": %s\n",
+		       "differ", fde->start, symbol_at(f, fde->start), bad,
+		       fde->size, first_bad, what);
+	}
+}
+
+static int compare(const char *path)
+{
+	struct sframe_section *secs = NULL;
+	struct stats st = { 0 };
+	struct cfi_fde *fdes = NULL;
+	struct cfi_abi abi = { 0 };
+	struct sframe_blob b;
+	struct elf_file f;
+	const char *why = NULL;
+	size_t nfdes = 0, nsecs = 0, i;
+	char err[200];
+	uint64_t off;
+	int idx, eh = 1, w, e = 0;
+
+	if (elf_file_open(&f, path, &why)) {
+		printf("sframe-gen: %s: %s\n", path, why);
+		return 1;
+	}
+	if (f.machine == ELF_EM_X86_64) {
+		abi = (struct cfi_abi){ .machine = f.machine, .sp = 7, .fp = 6,
+					.ra = 16, .addr_size = 8 };
+	} else if (f.machine == ELF_EM_AARCH64) {
+		abi = (struct cfi_abi){ .machine = f.machine, .sp = 31, .fp = 29,
+					.ra = 30, .addr_size = 8, .be = f.be };
+	} else {
+		printf("sframe-gen: %s: not x86_64 or AArch64\n", path);
+		goto fail;
+	}
+	abi.sp = abi.machine == ELF_EM_X86_64 ? SFRAME_DWARF_AMD64_SP :
+						SFRAME_DWARF_AARCH64_SP;
+	abi.fp = abi.machine == ELF_EM_X86_64 ? SFRAME_DWARF_AMD64_FP :
+						SFRAME_DWARF_AARCH64_FP;
+	if (f.type == ELF_ET_REL)
+		elf_layout_rel(&f);
+	idx = elf_sec_find(&f, ".eh_frame");
+	if (idx < 0 || !f.secs[idx].size) {
+		idx = elf_sec_find(&f, ".debug_frame");
+		eh = 0;
+	}
+	if (idx < 0 || !elf_sec_data(&f, idx)) {
+		printf("sframe-gen: %s: no .eh_frame or .debug_frame\n", path);
+		goto fail;
+	}
+	if (f.type == ELF_ET_REL && elf_apply_rela(&f, idx, &why)) {
+		printf("sframe-gen: %s: relocating %s: %s\n", path,
+		       f.secs[idx].name, why);
+		goto fail;
+	}
+	if (cfi_read(&abi, elf_sec_data(&f, idx), f.secs[idx].size,
+		     f.secs[idx].vaddr, eh, &fdes, &nfdes, err, sizeof(err))) {
+		printf("sframe-gen: %s: %s: %s\n", path, f.secs[idx].name, err);
+		goto fail;
+	}
+	/* A linked file has one section (maybe padded); an object a sequence. */
+	if (!sframe_elf_find(&f, &b, 1, &why)) {
+		if (f.type == ELF_ET_REL) {
+			e = sframe_open_parts(b.data, b.size, b.addr,
+					      SFRAME_OPEN_RELOCATED, &secs,
+					      &nsecs, &off);
+		} else {
+			secs = calloc(1, sizeof(*secs));
+			nsecs = 1;
+			e = secs ? sframe_open(secs, b.data, b.size, b.addr, 0) :
+				   -SFRAME_E_INVAL;
+		}
+		if (e)
+			why = sframe_strerror(e);
+	}
+	if (why) {
+		printf("sframe-gen: %s: no usable .sframe to check against (%s)\n",
+		       path, why);
+		goto fail;
+	}
+	for (i = 0; i < nfdes; i++)
+		if (fdes[i].size)
+			compare_fde(&f, &abi, secs, nsecs, &fdes[i], &st);
+	printf("%s: %s: %" PRIu64 " functions: %" PRIu64 " with SFrame from gas, %"
+	       PRIu64 " expressible but left out by gas, %" PRIu64
+	       " inexpressible; %" PRIu64 " of %" PRIu64 " bytes agree (%.3f%%)\n",
+	       path, f.secs[idx].name, st.fdes, st.fdes_gas, st.fdes_no_gas,
+	       st.fdes_inexpressible, st.agree, st.pcs,
+	       st.pcs ? 100.0 * st.agree / st.pcs : 100.0);
+	for (w = 1; w < CFI_WHY_MAX; w++)
+		if (st.why[w])
+			printf("  inexpressible: %" PRIu64 " functions: %s\n",
+			       st.why[w], cfi_why_str(w));
+	free(secs);
+	cfi_free(fdes, nfdes);
+	elf_file_close(&f);
+	return 0;
+fail:
+	free(secs);
+	cfi_free(fdes, nfdes);
+	elf_file_close(&f);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	int i, rc = 0, files = 0;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--compare"))
+			continue;
+		if (!strcmp(argv[i], "--max-report") && i + 1 < argc) {
+			max_report = strtoul(argv[++i], NULL, 0);
+			continue;
+		}
+		files++;
+		rc |= compare(argv[i]);
+	}
+	if (!files || argc < 2 || strcmp(argv[1], "--compare")) {
+		fprintf(stderr, "usage: sframe-gen --compare [--max-report N] FILE...\n");
+		return 2;
+	}
+	return rc;
+}
