@@ -47,8 +47,8 @@ tools/sframe-dump: tools/sframe-dump.c $(TOOL_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_
 	$(CC) $(HOST_CFLAGS) -o $@ tools/sframe-dump.c $(TOOL_SRCS) $(CORE)
 
 # sframe-gen: SFrame from DWARF CFI (tools/cfi.c); its checks run sanitized.
-GEN_SRCS	:= tools/sframe-gen.c tools/cfi.c $(TOOL_SRCS) $(CORE)
-GEN_HDRS	:= tools/cfi.h $(TOOL_HDRS) $(CORE_HDRS)
+GEN_SRCS	:= tools/sframe-gen.c tools/cfi.c tools/sframe-write.c $(TOOL_SRCS) $(CORE)
+GEN_HDRS	:= tools/cfi.h tools/sframe-write.h $(TOOL_HDRS) $(CORE_HDRS)
 tools/sframe-gen: $(GEN_SRCS) $(GEN_HDRS)
 	$(CC) $(HOST_CFLAGS) -o $@ $(GEN_SRCS)
 

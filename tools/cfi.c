@@ -347,6 +347,17 @@ struct prog {
 	uint32_t cap;
 };
 
+/* The same rule for SFrame (start aside)? */
+static int same_row(const struct cfi_row *a, const struct cfi_row *b)
+{
+	return a->why == b->why && a->cfa_fp == b->cfa_fp &&
+	       a->cfa_off == b->cfa_off && a->ra_saved == b->ra_saved &&
+	       (!a->ra_saved || a->ra_off == b->ra_off) &&
+	       a->fp_saved == b->fp_saved &&
+	       (!a->fp_saved || a->fp_off == b->fp_off) &&
+	       a->mangled == b->mangled;
+}
+
 static int add_row(struct prog *pr)
 {
 	struct cfi_fde *f = pr->fde;
@@ -357,9 +368,14 @@ static int add_row(struct prog *pr)
 	to_row(pr->abi, &pr->s, pr->loc, &row);
 	/* A row at the same address replaces the one before. */
 	if (f->nrows && f->rows[f->nrows - 1].start == row.start) {
-		f->rows[f->nrows - 1] = row;
+		f->nrows--;
+		if (!f->nrows || !same_row(&f->rows[f->nrows - 1], &row))
+			f->rows[f->nrows++] = row;
 		return 0;
 	}
+	/* CFI rows for other registers look the same to SFrame: one row. */
+	if (f->nrows && same_row(&f->rows[f->nrows - 1], &row))
+		return 0;
 	if (f->nrows >= CFI_MAX_ROWS)
 		return -1;
 	if (f->nrows == pr->cap) {

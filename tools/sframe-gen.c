@@ -3,8 +3,17 @@
  * sframe-gen: SFrame from DWARF CFI (issue 16).  First part: the CFI
  * reader (tools/cfi.c) and its check against the assembler.
  *
+ *   sframe-gen [--sframe-version 1|2|3] [--addr ADDR] -o OUT FILE
  *   sframe-gen --compare FILE...
  *
+ * Without --compare: the SFrame section (v3 unless asked otherwise) of the
+ * functions FILE's CFI describes, as raw bytes for a section loaded at
+ * ADDR (default: where FILE's own .sframe is, else 0).  Functions with a
+ * row SFrame cannot express are left out and counted, never approximated;
+ * the result is validated by the SFrame core and checked against the CFI
+ * at every byte before it is written.
+ *
+ * --compare:
  * For each ELF file (object, executable, shared library, vmlinux, .ko;
  * x86_64 or AArch64) the rows its .eh_frame (else .debug_frame) gives are
  * compared, at every byte of every function, with the rows of the file's
@@ -21,6 +30,7 @@
 #include "cfi.h"
 #include "elf.h"
 #include "sframe-elf.h"
+#include "sframe-write.h"
 
 struct stats {
 	uint64_t fdes, fdes_inexpressible, fdes_gas, fdes_no_gas;
@@ -193,120 +203,268 @@ static void compare_fde(struct elf_file *f, const struct cfi_abi *abi,
 	}
 }
 
-static int compare(const char *path)
-{
-	struct sframe_section *secs = NULL;
-	struct stats st = { 0 };
-	struct cfi_fde *fdes = NULL;
-	struct cfi_abi abi = { 0 };
-	struct sframe_blob b;
+/* A file's CFI, read. */
+struct input {
 	struct elf_file f;
-	const char *why = NULL;
-	size_t nfdes = 0, nsecs = 0, i;
-	char err[200];
-	uint64_t off;
-	int idx, eh = 1, w, e = 0;
+	struct cfi_abi abi;
+	struct cfi_fde *fdes;
+	size_t nfdes;
+	int idx;		/* the CFI section */
+};
 
-	if (elf_file_open(&f, path, &why)) {
+static void input_free(struct input *in)
+{
+	cfi_free(in->fdes, in->nfdes);
+	elf_file_close(&in->f);
+}
+
+/* Open @path and read its CFI; one line on stdout and -1 on failure. */
+static int input_read(const char *path, struct input *in)
+{
+	struct elf_file *f = &in->f;
+	const char *why = NULL;
+	char err[200];
+	int eh = 1;
+
+	memset(in, 0, sizeof(*in));
+	if (elf_file_open(f, path, &why)) {
 		printf("sframe-gen: %s: %s\n", path, why);
-		return 1;
+		return -1;
 	}
-	if (f.machine == ELF_EM_X86_64) {
-		abi = (struct cfi_abi){ .machine = f.machine, .sp = 7, .fp = 6,
-					.ra = 16, .addr_size = 8 };
-	} else if (f.machine == ELF_EM_AARCH64) {
-		abi = (struct cfi_abi){ .machine = f.machine, .sp = 31, .fp = 29,
-					.ra = 30, .addr_size = 8, .be = f.be };
+	if (f->machine == ELF_EM_X86_64) {
+		in->abi = (struct cfi_abi){ .machine = f->machine,
+			.sp = SFRAME_DWARF_AMD64_SP, .fp = SFRAME_DWARF_AMD64_FP,
+			.ra = 16, .addr_size = 8 };
+	} else if (f->machine == ELF_EM_AARCH64) {
+		in->abi = (struct cfi_abi){ .machine = f->machine,
+			.sp = SFRAME_DWARF_AARCH64_SP,
+			.fp = SFRAME_DWARF_AARCH64_FP,
+			.ra = SFRAME_DWARF_AARCH64_LR, .addr_size = 8,
+			.be = f->be };
 	} else {
 		printf("sframe-gen: %s: not x86_64 or AArch64\n", path);
 		goto fail;
 	}
-	abi.sp = abi.machine == ELF_EM_X86_64 ? SFRAME_DWARF_AMD64_SP :
-						SFRAME_DWARF_AARCH64_SP;
-	abi.fp = abi.machine == ELF_EM_X86_64 ? SFRAME_DWARF_AMD64_FP :
-						SFRAME_DWARF_AARCH64_FP;
-	if (f.type == ELF_ET_REL)
-		elf_layout_rel(&f);
-	idx = elf_sec_find(&f, ".eh_frame");
-	if (idx < 0 || !f.secs[idx].size) {
-		idx = elf_sec_find(&f, ".debug_frame");
+	if (f->type == ELF_ET_REL)
+		elf_layout_rel(f);
+	in->idx = elf_sec_find(f, ".eh_frame");
+	if (in->idx < 0 || !f->secs[in->idx].size) {
+		in->idx = elf_sec_find(f, ".debug_frame");
 		eh = 0;
 	}
-	if (idx < 0 || !elf_sec_data(&f, idx)) {
+	if (in->idx < 0 || !elf_sec_data(f, in->idx)) {
 		printf("sframe-gen: %s: no .eh_frame or .debug_frame\n", path);
 		goto fail;
 	}
-	if (f.type == ELF_ET_REL && elf_apply_rela(&f, idx, &why)) {
+	if (f->type == ELF_ET_REL && elf_apply_rela(f, in->idx, &why)) {
 		printf("sframe-gen: %s: relocating %s: %s\n", path,
-		       f.secs[idx].name, why);
+		       f->secs[in->idx].name, why);
 		goto fail;
 	}
-	if (cfi_read(&abi, elf_sec_data(&f, idx), f.secs[idx].size,
-		     f.secs[idx].vaddr, eh, &fdes, &nfdes, err, sizeof(err))) {
-		printf("sframe-gen: %s: %s: %s\n", path, f.secs[idx].name, err);
+	if (cfi_read(&in->abi, elf_sec_data(f, in->idx), f->secs[in->idx].size,
+		     f->secs[in->idx].vaddr, eh, &in->fdes, &in->nfdes, err,
+		     sizeof(err))) {
+		printf("sframe-gen: %s: %s: %s\n", path, f->secs[in->idx].name,
+		       err);
 		goto fail;
 	}
+	return 0;
+fail:
+	input_free(in);
+	return -1;
+}
+
+/* The file's own .sframe, opened (a sequence for objects). */
+static const char *gas_sections(struct elf_file *f, struct sframe_section **secs,
+				size_t *nsecs, struct sframe_blob *b)
+{
+	const char *why = NULL;
+	uint64_t off;
+	int e;
+
+	*secs = NULL;
+	*nsecs = 0;
+	if (sframe_elf_find(f, b, 1, &why))
+		return why;
 	/* A linked file has one section (maybe padded); an object a sequence. */
-	if (!sframe_elf_find(&f, &b, 1, &why)) {
-		if (f.type == ELF_ET_REL) {
-			e = sframe_open_parts(b.data, b.size, b.addr,
-					      SFRAME_OPEN_RELOCATED, &secs,
-					      &nsecs, &off);
-		} else {
-			secs = calloc(1, sizeof(*secs));
-			nsecs = 1;
-			e = secs ? sframe_open(secs, b.data, b.size, b.addr, 0) :
-				   -SFRAME_E_INVAL;
-		}
-		if (e)
-			why = sframe_strerror(e);
+	if (f->type == ELF_ET_REL) {
+		e = sframe_open_parts(b->data, b->size, b->addr,
+				      SFRAME_OPEN_RELOCATED, secs, nsecs, &off);
+	} else {
+		*secs = calloc(1, sizeof(**secs));
+		*nsecs = 1;
+		e = *secs ? sframe_open(*secs, b->data, b->size, b->addr, 0) :
+			    -SFRAME_E_INVAL;
 	}
+	if (e) {
+		free(*secs);
+		*secs = NULL;
+		return sframe_strerror(e);
+	}
+	return NULL;
+}
+
+static void compare_all(struct input *in, const struct sframe_section *secs,
+			size_t nsecs, struct stats *st)
+{
+	size_t i;
+
+	for (i = 0; i < in->nfdes; i++)
+		if (in->fdes[i].size)
+			compare_fde(&in->f, &in->abi, secs, nsecs, &in->fdes[i],
+				    st);
+}
+
+static int compare(const char *path)
+{
+	struct sframe_section *secs;
+	struct stats st = { 0 };
+	struct sframe_blob b;
+	struct input in;
+	const char *why;
+	size_t nsecs;
+	int w;
+
+	if (input_read(path, &in))
+		return 1;
+	why = gas_sections(&in.f, &secs, &nsecs, &b);
 	if (why) {
 		printf("sframe-gen: %s: no usable .sframe to check against (%s)\n",
 		       path, why);
-		goto fail;
+		input_free(&in);
+		return 1;
 	}
-	for (i = 0; i < nfdes; i++)
-		if (fdes[i].size)
-			compare_fde(&f, &abi, secs, nsecs, &fdes[i], &st);
+	compare_all(&in, secs, nsecs, &st);
 	printf("%s: %s: %" PRIu64 " functions: %" PRIu64 " with SFrame from gas, %"
 	       PRIu64 " expressible but left out by gas, %" PRIu64
 	       " inexpressible; %" PRIu64 " of %" PRIu64 " bytes agree (%.3f%%)\n",
-	       path, f.secs[idx].name, st.fdes, st.fdes_gas, st.fdes_no_gas,
-	       st.fdes_inexpressible, st.agree, st.pcs,
+	       path, in.f.secs[in.idx].name, st.fdes, st.fdes_gas,
+	       st.fdes_no_gas, st.fdes_inexpressible, st.agree, st.pcs,
 	       st.pcs ? 100.0 * st.agree / st.pcs : 100.0);
 	for (w = 1; w < CFI_WHY_MAX; w++)
 		if (st.why[w])
 			printf("  inexpressible: %" PRIu64 " functions: %s\n",
 			       st.why[w], cfi_why_str(w));
 	free(secs);
-	cfi_free(fdes, nfdes);
-	elf_file_close(&f);
+	input_free(&in);
 	return 0;
-fail:
-	free(secs);
-	cfi_free(fdes, nfdes);
-	elf_file_close(&f);
-	return 1;
+}
+
+/*
+ * Write @path's SFrame (version @version, loaded at @addr, or where the
+ * file's own .sframe is, else 0) to @out; the core validates it and it
+ * must give the CFI's rows at every byte of every function it holds.
+ */
+static int generate(const char *path, int version, const char *addr_arg,
+		    const char *out)
+{
+	struct sframe_write_opts o = { .version = version };
+	struct sframe_section *gas = NULL, sec;
+	struct stats st = { 0 };
+	struct sframe_written w;
+	struct sframe_blob b;
+	struct input in;
+	size_t ngas = 0;
+	FILE *fp;
+	int e, rc = 1;
+
+	if (input_read(path, &in))
+		return 1;
+	o.machine = in.abi.machine;
+	o.be = in.abi.be;
+	o.abi = in.abi.machine == ELF_EM_X86_64 ? SFRAME_ABI_AMD64_ENDIAN_LITTLE :
+		in.abi.be ? SFRAME_ABI_AARCH64_ENDIAN_BIG :
+			    SFRAME_ABI_AARCH64_ENDIAN_LITTLE;
+	if (!gas_sections(&in.f, &gas, &ngas, &b))
+		o.addr = b.addr;
+	if (addr_arg)
+		o.addr = strtoull(addr_arg, NULL, 0);
+	if (sframe_write(&o, in.fdes, in.nfdes, &w)) {
+		printf("sframe-gen: %s: out of memory\n", path);
+		goto out;
+	}
+	e = sframe_open(&sec, w.buf, w.len, o.addr, 0);
+	if (!e)
+		e = sframe_validate(&sec, NULL, NULL);
+	if (e) {
+		printf("sframe-gen: %s: internal error: the written section is invalid: %s\n",
+		       path, sframe_strerror(e));
+		goto out_w;
+	}
+	compare_all(&in, &sec, 1, &st);
+	if (st.differ) {
+		printf("sframe-gen: %s: internal error: %" PRIu64
+		       " bytes of the written section differ from the CFI\n",
+		       path, st.differ);
+		goto out_w;
+	}
+	fp = fopen(out, "wb");
+	if (!fp || fwrite(w.buf, 1, w.len, fp) != w.len || fclose(fp)) {
+		printf("sframe-gen: %s: cannot write %s\n", path, out);
+		goto out_w;
+	}
+	printf("%s: SFrame v%d at %#" PRIx64 " to %s: ", path, version, o.addr,
+	       out);
+	printf("%zu functions, %zu rows, %zu bytes (%s %" PRIu64 " bytes; ",
+	       w.nfdes, w.nfres, w.len, in.f.secs[in.idx].name,
+	       in.f.secs[in.idx].size);
+	printf("gas's .sframe %" PRIu64 " bytes); %zu functions left out; ",
+	       gas ? b.size : 0, w.left_out);
+	printf("%" PRIu64 " bytes checked against the CFI\n", st.pcs);
+	rc = 0;
+out_w:
+	free(w.buf);
+out:
+	free(gas);
+	input_free(&in);
+	return rc;
+}
+
+static void print_usage(void)
+{
+	fprintf(stderr,
+		"usage: sframe-gen [--sframe-version 1|2|3] [--addr ADDR] -o OUT FILE\n"
+		"       sframe-gen --compare [--max-report N] FILE...\n");
 }
 
 int main(int argc, char **argv)
 {
-	int i, rc = 0, files = 0;
+	const char *out = NULL, *addr = NULL;
+	int i, rc = 0, files = 0, cmp = 0, version = 3;
 
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--compare"))
-			continue;
-		if (!strcmp(argv[i], "--max-report") && i + 1 < argc) {
+		if (!strcmp(argv[i], "--compare")) {
+			cmp = 1;
+		} else if (!strcmp(argv[i], "--max-report") && i + 1 < argc) {
 			max_report = strtoul(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--sframe-version") && i + 1 < argc) {
+			version = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--addr") && i + 1 < argc) {
+			addr = argv[++i];
+		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			out = argv[++i];
+		} else if (argv[i][0] != '-') {
+			files++;
+		} else {
+			print_usage();
+			return 2;
+		}
+	}
+	if (!files || (!cmp && (!out || files != 1)) ||
+	    version < 1 || version > 3) {
+		print_usage();
+		return 2;
+	}
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--max-report") ||
+		    !strcmp(argv[i], "--sframe-version") ||
+		    !strcmp(argv[i], "--addr") || !strcmp(argv[i], "-o")) {
+			i++;
 			continue;
 		}
-		files++;
-		rc |= compare(argv[i]);
-	}
-	if (!files || argc < 2 || strcmp(argv[1], "--compare")) {
-		fprintf(stderr, "usage: sframe-gen --compare [--max-report N] FILE...\n");
-		return 2;
+		if (argv[i][0] == '-')
+			continue;
+		rc |= cmp ? compare(argv[i]) : generate(argv[i], version, addr, out);
 	}
 	return rc;
 }

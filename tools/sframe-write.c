@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The SFrame writer of sframe-gen: rows (struct cfi_fde, tools/cfi.h) to
+ * an SFrame section of version 1, 2 (with the PC-relative function starts
+ * of errata 1) or 3, sorted, in the target's byte order.  Functions with a
+ * row SFrame cannot express are left out (and counted by the caller);
+ * nothing is approximated.  The result is checked by the core
+ * (sframe_open(), sframe_validate()) before it is handed out.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sframe/sframe.h>
+#include "sframe-write.h"
+
+struct wbuf {
+	uint8_t *p;
+	size_t len, cap;
+	int be;
+	int oom;
+};
+
+static void put(struct wbuf *w, uint64_t v, int n)
+{
+	int i;
+
+	if (w->len + n > w->cap) {
+		size_t cap = (w->cap + n) * 2;
+		uint8_t *p = realloc(w->p, cap);
+
+		if (!p) {
+			w->oom = 1;
+			return;
+		}
+		w->p = p;
+		w->cap = cap;
+	}
+	for (i = 0; i < n; i++)
+		w->p[w->len + i] = v >> (w->be ? 8 * (n - 1 - i) : 8 * i);
+	w->len += n;
+}
+
+static void put_at(struct wbuf *w, size_t at, uint64_t v, int n)
+{
+	size_t save = w->len;
+
+	w->len = at;
+	put(w, v, n);
+	w->len = save;
+}
+
+/* Bytes needed for the signed value @v: 1, 2 or 4 (0: does not fit). */
+static int word_size(int64_t v)
+{
+	if (v >= -128 && v <= 127)
+		return 1;
+	if (v >= -32768 && v <= 32767)
+		return 2;
+	if (v >= INT32_MIN && v <= INT32_MAX)
+		return 4;
+	return 0;
+}
+
+/*
+ * The data words of @r: CFA offset, then (AArch64) RA offset or 0 for
+ * padding, then FP offset.  Return: the number of words, 0 if @r cannot be
+ * written in @version.
+ */
+static int row_words(const struct sframe_write_opts *o, const struct cfi_row *r,
+		     int64_t *w)
+{
+	int n = 0;
+
+	w[n++] = r->cfa_off;
+	if (o->machine == 62) {
+		if (r->ra_saved)
+			return 0;	/* x86_64: only the fixed slot */
+		if (r->fp_saved)
+			w[n++] = r->fp_off;
+		return n;
+	}
+	if (r->ra_saved)
+		w[n++] = r->ra_off;
+	else if (r->fp_saved && o->version >= 2)
+		w[n++] = 0;		/* RA unsaved: padding (not in v1) */
+	else if (r->fp_saved)
+		return 0;
+	if (r->fp_saved)
+		w[n++] = r->fp_off;
+	if (o->version == 1 && !r->ra_saved && r->fp_saved)
+		return 0;
+	return n;
+}
+
+/* Can every row of @f be written? */
+static int writable(const struct sframe_write_opts *o, const struct cfi_fde *f)
+{
+	int64_t w[3];
+	uint32_t i;
+
+	if (!f->nrows || !f->size || f->size > UINT32_MAX || f->signal ||
+	    (o->version == 3 && f->nrows > 0xffff))
+		return 0;
+	for (i = 0; i < f->nrows; i++) {
+		int n = row_words(o, &f->rows[i], w), k;
+
+		if (f->rows[i].why || !n)
+			return 0;
+		for (k = 0; k < n; k++)
+			if (!word_size(w[k]))
+				return 0;
+	}
+	return 1;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct cfi_fde *x = *(const struct cfi_fde * const *)a;
+	const struct cfi_fde *y = *(const struct cfi_fde * const *)b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int sframe_write(const struct sframe_write_opts *o, const struct cfi_fde *fdes,
+		 size_t nfdes, struct sframe_written *out)
+{
+	int v = o->version, fde_size = v == 3 ? SFRAME_V3_FDE_SIZE :
+				      v == 2 ? SFRAME_V2_FDE_SIZE :
+					       SFRAME_V1_FDE_SIZE;
+	struct wbuf fdeb = { .be = o->be }, freb = { .be = o->be };
+	struct wbuf all = { .be = o->be };
+	const struct cfi_fde **sorted;
+	size_t i, n = 0, fdeoff, freoff;
+	uint32_t nfres = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (v < 1 || v > 3)
+		return -1;
+	sorted = calloc(nfdes + 1, sizeof(*sorted));
+	if (!sorted)
+		return -1;
+	for (i = 0; i < nfdes; i++) {
+		if (writable(o, &fdes[i]))
+			sorted[n++] = &fdes[i];
+		else if (fdes[i].size)
+			out->left_out++;
+	}
+	qsort(sorted, n, sizeof(*sorted), by_start);
+	/* Functions that overlap a previous one are left out too. */
+	for (i = 1; i < n; i++) {
+		if (sorted[i]->start < sorted[i - 1]->start + sorted[i - 1]->size) {
+			memmove(&sorted[i], &sorted[i + 1],
+				(n - i - 1) * sizeof(*sorted));
+			n--;
+			i--;
+			out->left_out++;
+		}
+	}
+
+	freoff = n * fde_size;
+	for (i = 0; i < n; i++) {
+		const struct cfi_fde *f = sorted[i];
+		int asz = f->size <= 0x100 ? 1 : f->size <= 0x10000 ? 2 : 4;
+		int fre_type = asz == 1 ? SFRAME_FRE_TYPE_ADDR1 :
+			       asz == 2 ? SFRAME_FRE_TYPE_ADDR2 :
+					  SFRAME_FRE_TYPE_ADDR4;
+		uint8_t info = fre_type | (f->pauth_b ? 1 << 5 : 0);
+		size_t fre_start = freb.len;
+		uint32_t k;
+
+		/*
+		 * FDE: its start relative to the section (v1), or to the
+		 * field itself (v2 errata 1, v3: filled in below, once the
+		 * field's offset in the section is known).
+		 */
+		put(&fdeb, v == 1 ? f->start - o->addr : 0, v == 3 ? 8 : 4);
+		put(&fdeb, f->size, 4);
+		put(&fdeb, fre_start, 4);
+		if (v < 3) {
+			put(&fdeb, f->nrows, 4);
+			put(&fdeb, info, 1);
+			if (v == 2) {
+				put(&fdeb, 0, 1);	/* rep_size */
+				put(&fdeb, 0, 2);	/* padding */
+			}
+		} else {
+			put(&freb, f->nrows, 2);
+			put(&freb, info, 1);
+			put(&freb, SFRAME_FDE_TYPE_DEFAULT, 1);
+			put(&freb, 0, 1);		/* rep_size */
+		}
+		for (k = 0; k < f->nrows; k++) {
+			const struct cfi_row *r = &f->rows[k];
+			int64_t w[3];
+			int nw = row_words(o, r, w), wsz = 1, j;
+
+			for (j = 0; j < nw; j++)
+				if (word_size(w[j]) > wsz)
+					wsz = word_size(w[j]);
+			put(&freb, r->start, asz);
+			put(&freb, (r->cfa_fp ? 0 : 1) | nw << 1 |
+				   (wsz == 1 ? 0 : wsz == 2 ? 1 : 2) << 5 |
+				   (r->mangled ? 0x80 : 0), 1);
+			for (j = 0; j < nw; j++)
+				put(&freb, (uint64_t)w[j], wsz);
+			nfres++;
+		}
+	}
+
+	/* Header, FDEs, FREs. */
+	put(&all, SFRAME_MAGIC, 2);
+	put(&all, v, 1);
+	put(&all, SFRAME_F_FDE_SORTED | (v >= 2 ? SFRAME_F_FDE_FUNC_START_PCREL : 0), 1);
+	put(&all, o->abi, 1);
+	put(&all, 0, 1);				/* fixed FP offset */
+	put(&all, o->machine == 62 ? (uint8_t)-8 : 0, 1);	/* fixed RA */
+	put(&all, 0, 1);				/* auxhdr_len */
+	put(&all, n, 4);
+	put(&all, nfres, 4);
+	put(&all, freb.len, 4);
+	fdeoff = 0;
+	put(&all, fdeoff, 4);
+	put(&all, freoff, 4);
+	/* The FDE starts are relative to their own address: header first. */
+	if (v >= 2) {
+		for (i = 0; i < n; i++) {
+			size_t at = i * fde_size;
+			uint64_t field = o->addr + SFRAME_HDR_SIZE + at;
+
+			put_at(&fdeb, at, sorted[i]->start - field, v == 3 ? 8 : 4);
+		}
+	}
+	for (i = 0; i < fdeb.len; i++)
+		put(&all, fdeb.p[i], 1);
+	for (i = 0; i < freb.len; i++)
+		put(&all, freb.p[i], 1);
+	free(fdeb.p);
+	free(freb.p);
+	free(sorted);
+	if (all.oom || fdeb.oom || freb.oom) {
+		free(all.p);
+		return -1;
+	}
+	out->buf = all.p;
+	out->len = all.len;
+	out->nfdes = n;
+	out->nfres = nfres;
+	return 0;
+}
