@@ -29,7 +29,7 @@ CORE_HDRS	:= $(wildcard include/sframe/*.h)
 TOOL_SRCS	:= tools/dump.c tools/elf.c tools/sframe-elf.c
 TOOL_HDRS	:= tools/dump.h tools/elf.h tools/sframe-elf.h
 TEST_SRCS	:= tools/testing/encode.c
-TEST_HDRS	:= tools/testing/encode.h tools/testing/harness.h
+TEST_HDRS	:= tools/testing/encode.h tools/testing/harness.h tools/wbuf.h
 
 .PHONY: all tools check-host fuzz bench-host check clean deps-host help
 all: tools
@@ -48,7 +48,7 @@ tools/sframe-dump: tools/sframe-dump.c $(TOOL_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_
 
 # sframe-gen: SFrame from DWARF CFI (tools/cfi.c); its checks run sanitized.
 GEN_SRCS	:= tools/sframe-gen.c tools/cfi.c tools/sframe-write.c $(TOOL_SRCS) $(CORE)
-GEN_HDRS	:= tools/cfi.h tools/sframe-write.h $(TOOL_HDRS) $(CORE_HDRS)
+GEN_HDRS	:= tools/cfi.h tools/sframe-write.h tools/wbuf.h $(TOOL_HDRS) $(CORE_HDRS)
 tools/sframe-gen: $(GEN_SRCS) $(GEN_HDRS)
 	$(CC) $(HOST_CFLAGS) -o $@ $(GEN_SRCS)
 

@@ -99,7 +99,8 @@ static uint64_t rd(struct cur *c, int n)
 	return v;
 }
 
-static uint64_t uleb(struct cur *c)
+/* LEB128, unsigned or (@sign) signed; bits past 64 are dropped. */
+static uint64_t leb(struct cur *c, int sign)
 {
 	uint64_t v = 0;
 	unsigned int shift = 0;
@@ -115,29 +116,13 @@ static uint64_t uleb(struct cur *c)
 			v |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
 	} while (b & 0x80);
+	if (sign && shift < 64 && (b & 0x40))
+		v |= ~0ULL << shift;
 	return v;
 }
 
-static int64_t sleb(struct cur *c)
-{
-	uint64_t v = 0;
-	unsigned int shift = 0;
-	uint8_t b;
-
-	do {
-		if (c->bad || c->p >= c->end) {
-			c->bad = 1;
-			return 0;
-		}
-		b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		v |= ~0ULL << shift;
-	return (int64_t)v;
-}
+#define uleb(c)	leb(c, 0)
+#define sleb(c)	((int64_t)leb(c, 1))
 
 /* An encoded pointer at @c (at section address @here). */
 static uint64_t rd_ptr(struct cur *c, uint8_t enc, uint64_t here, int asz)

@@ -408,8 +408,11 @@ static int generate(const char *path, int version, const char *addr_arg,
 	printf("%zu functions, %zu rows, %zu bytes (%s %" PRIu64 " bytes; ",
 	       w.nfdes, w.nfres, w.len, in.f.secs[in.idx].name,
 	       in.f.secs[in.idx].size);
-	printf("gas's .sframe %" PRIu64 " bytes); %zu functions left out; ",
-	       gas ? b.size : 0, w.left_out);
+	if (gas)
+		printf("gas's .sframe %" PRIu64 " bytes); ", b.size);
+	else
+		printf("no .sframe of its own); ");
+	printf("%zu functions left out; ", w.left_out);
 	printf("%" PRIu64 " bytes checked against the CFI\n", st.pcs);
 	rc = 0;
 out_w:

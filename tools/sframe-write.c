@@ -11,42 +11,7 @@
 #include <string.h>
 #include <sframe/sframe.h>
 #include "sframe-write.h"
-
-struct wbuf {
-	uint8_t *p;
-	size_t len, cap;
-	int be;
-	int oom;
-};
-
-static void put(struct wbuf *w, uint64_t v, int n)
-{
-	int i;
-
-	if (w->len + n > w->cap) {
-		size_t cap = (w->cap + n) * 2;
-		uint8_t *p = realloc(w->p, cap);
-
-		if (!p) {
-			w->oom = 1;
-			return;
-		}
-		w->p = p;
-		w->cap = cap;
-	}
-	for (i = 0; i < n; i++)
-		w->p[w->len + i] = v >> (w->be ? 8 * (n - 1 - i) : 8 * i);
-	w->len += n;
-}
-
-static void put_at(struct wbuf *w, size_t at, uint64_t v, int n)
-{
-	size_t save = w->len;
-
-	w->len = at;
-	put(w, v, n);
-	w->len = save;
-}
+#include "wbuf.h"
 
 /* Bytes needed for the signed value @v: 1, 2 or 4 (0: does not fit). */
 static int word_size(int64_t v)

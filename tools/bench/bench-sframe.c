@@ -71,38 +71,36 @@ static uint64_t next_rand(void)
 }
 
 /*
- * Our lookups: without an index (@sec has none) or with it; a loop of its
- * own in each caller, so that callgrind tells them apart.
+ * Our lookups: FIND(OBJ, pc, &rule) for every PC; a loop of its own in
+ * each caller (bench_plain(), bench_index(), bench_rows()), so that
+ * callgrind tells them apart.
  */
-static __always_inline unsigned long
-bench_lookups(const struct sframe_section *sec, const uint64_t *pcs,
-	      unsigned long n, uint64_t *sum)
-{
-	unsigned long i, ok = 0;
-
-	for (i = 0; i < n; i++) {
-		struct sframe_rule r;
-
-		if (!sframe_find(sec, pcs[i], &r)) {
-			ok++;
-			*sum += r.cfa.offset;
-		}
-	}
-	return ok;
-}
+#define BENCH_LOOKUPS(find, obj, pcs, n, sum) ({			\
+	unsigned long i_, ok_ = 0;					\
+									\
+	for (i_ = 0; i_ < (n); i_++) {					\
+		struct sframe_rule r_;					\
+									\
+		if (!(find)((obj), (pcs)[i_], &r_)) {			\
+			ok_++;						\
+			*(sum) += r_.cfa.offset;			\
+		}							\
+	}								\
+	ok_;								\
+})
 
 static noinline_noipa unsigned long
 bench_plain(const struct sframe_section *sec, const uint64_t *pcs,
 	    unsigned long n, uint64_t *sum)
 {
-	return bench_lookups(sec, pcs, n, sum);
+	return BENCH_LOOKUPS(sframe_find, sec, pcs, n, sum);
 }
 
 static noinline_noipa unsigned long
 bench_index(const struct sframe_section *sec, const uint64_t *pcs,
 	    unsigned long n, uint64_t *sum)
 {
-	return bench_lookups(sec, pcs, n, sum);
+	return BENCH_LOOKUPS(sframe_find, sec, pcs, n, sum);
 }
 
 /* Lookups in the decoded rows (sframe_rows_build()). */
@@ -110,17 +108,7 @@ static noinline_noipa unsigned long
 bench_rows(const struct sframe_rows *rows, const uint64_t *pcs,
 	   unsigned long n, uint64_t *sum)
 {
-	unsigned long i, ok = 0;
-
-	for (i = 0; i < n; i++) {
-		struct sframe_rule r;
-
-		if (!sframe_rows_find(rows, pcs[i], &r)) {
-			ok++;
-			*sum += r.cfa.offset;
-		}
-	}
-	return ok;
+	return BENCH_LOOKUPS(sframe_rows_find, rows, pcs, n, sum);
 }
 
 static noinline_noipa unsigned long

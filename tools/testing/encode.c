@@ -9,34 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "encode.h"
-
-struct wbuf {
-	uint8_t *p;
-	size_t len, cap;
-	int be;
-};
-
-static void put(struct wbuf *w, uint64_t v, int n)
-{
-	int i;
-
-	if (w->len + n > w->cap) {
-		w->cap = (w->cap + n) * 2;
-		w->p = realloc(w->p, w->cap);
-	}
-	for (i = 0; i < n; i++)
-		w->p[w->len + i] = v >> (w->be ? 8 * (n - 1 - i) : 8 * i);
-	w->len += n;
-}
-
-static void put_at(struct wbuf *w, size_t at, uint64_t v, int n)
-{
-	size_t save = w->len;
-
-	w->len = at;
-	put(w, v, n);
-	w->len = save;
-}
+#include "../wbuf.h"
 
 static uint64_t get(const uint8_t *p, int n, int be)
 {
