@@ -1485,12 +1485,16 @@ static void sframe_rows_add(struct sframe_rows_builder *bld, u64 addr, u16 id)
 static void sframe_rows_begin(struct sframe_rows_builder *bld,
 			      const struct sframe_fde *fde)
 {
+	/*
+	 * Overlapping functions, an empty one inside another included, have
+	 * no single answer (sframe_find() may give either): no rows.
+	 */
+	if (fde->start < bld->end && !bld->err)
+		bld->err = -SFRAME_E_INDEX;
 	if (!fde->size)
 		return;
 	if (bld->end && fde->start > bld->end)
 		sframe_rows_add(bld, bld->end, SFRAME_ROWS_GAP);
-	if (fde->start < bld->end && !bld->err)
-		bld->err = -SFRAME_E_INDEX;	/* overlapping functions */
 	if (sframe_fde_pcmask(fde) || !fde->num_fres)
 		sframe_rows_add(bld, fde->start, SFRAME_ROWS_CORE);
 	bld->end = fde->start + fde->size;

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# run-fuzz.sh FUZZER SECONDS: seed a corpus from every fixture section (with
-# an 8-byte address prefix, see fuzz-sframe.c), run libFuzzer for SECONDS,
-# and print execs/s, total execs and findings.
+# run-fuzz.sh FUZZER SECONDS: run the inputs that once failed
+# (tools/testing/fuzz-regressions/), seed a corpus from every fixture
+# section (with an 8-byte address prefix, see fuzz-sframe.c), run libFuzzer
+# for SECONDS, and print execs/s, total execs and findings.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 fuzzer=$1
@@ -19,6 +20,12 @@ for f in $(find tools/testing/fixtures -name '*.sframe') tools/testing/fixtures/
 	python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<Q', int('${addr:-0}', 0)))" > "$name"
 	cat "$f" >> "$name"
 done
+# inputs that once failed (tools/testing/fuzz-regressions/NAME: what broke)
+cp tools/testing/fuzz-regressions/* "$corpus"/ 2>/dev/null || true
+if ! "$fuzzer" -runs=0 tools/testing/fuzz-regressions >build/fuzz/regressions.log 2>&1; then
+	echo "[fuzz] a regression input fails again: build/fuzz/regressions.log"
+	exit 1
+fi
 echo "[fuzz] $(ls "$corpus" | wc -l) corpus entries; running ${seconds}s"
 log=build/fuzz/fuzz.log
 set +e
