@@ -335,8 +335,8 @@ static int compare(const char *path)
 		return 1;
 	}
 	compare_all(&in, secs, nsecs, &st);
-	printf("%s: %s: %" PRIu64 " functions: %" PRIu64 " with SFrame from gas, %"
-	       PRIu64 " expressible but left out by gas, %" PRIu64
+	printf("%s: %s: %" PRIu64 " functions: %" PRIu64 " with SFrame in the file, %"
+	       PRIu64 " expressible but without, %" PRIu64
 	       " inexpressible; %" PRIu64 " of %" PRIu64 " bytes agree (%.3f%%)\n",
 	       path, in.f.secs[in.idx].name, st.fdes, st.fdes_gas,
 	       st.fdes_no_gas, st.fdes_inexpressible, st.agree, st.pcs,
@@ -350,13 +350,180 @@ static int compare(const char *path)
 	return 0;
 }
 
+/* Little-endian stores into a buffer. */
+static void st(uint8_t *p, uint64_t v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		p[i] = v >> (8 * i);
+}
+
+static uint64_t ld_le(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+#define SHT_RELA_		4
+#define SHT_GNU_SFRAME_		0x6ffffff4
+#define SHF_INFO_LINK_		0x40
+#define STT_SECTION_		3
+
+/*
+ * Write a copy of the relocatable object @in with the section @w (opened
+ * as @sec) added as .sframe, and .rela.sframe relocating each function
+ * start field against its function's section symbol: what gas writes, so
+ * that the linker merges it like gas's (ld 2.40 reads v1 only).
+ */
+static int write_object(struct input *in, const struct sframe_written *w,
+			const struct sframe_section *sec, const char *out,
+			const char **why)
+{
+	struct elf_file *f = &in->f;
+	int fde_size = sec->version == 3 ? SFRAME_V3_FDE_SIZE :
+		       sec->version == 2 ? SFRAME_V2_FDE_SIZE :
+					   SFRAME_V1_FDE_SIZE;
+	unsigned int rtype;
+	uint64_t shoff, shnum, shstrndx, strtab_off, strtab_len, sf_off, rela_off;
+	uint64_t i, k, n = sec->num_fdes, total, name_sf, name_rela;
+	const uint8_t *oldstr;
+	uint8_t *o = NULL, *sh;
+	FILE *fp;
+
+	if (f->type != ELF_ET_REL || !f->is64 || f->be) {
+		*why = "--object needs a 64-bit little-endian relocatable object";
+		return -1;
+	}
+	if (elf_sec_find(f, ".sframe") >= 0) {
+		*why = "the object has a .sframe section already";
+		return -1;
+	}
+	if (!f->symtab) {
+		*why = "the object has no symbol table";
+		return -1;
+	}
+	if (f->machine == ELF_EM_X86_64)
+		rtype = sec->version == 3 ? 24 : 2;	/* R_X86_64_PC64 / PC32 */
+	else
+		rtype = sec->version == 3 ? 260 : 261;	/* R_AARCH64_PREL64 / 32 */
+	shoff = ld_le(f->map + 0x28, 8);
+	shnum = ld_le(f->map + 0x3c, 2);
+	shstrndx = ld_le(f->map + 0x3e, 2);
+	if (shnum != f->shnum || !shnum || shstrndx >= shnum ||
+	    ld_le(f->map + 0x3a, 2) != 64) {
+		*why = "unusual section header table";
+		return -1;
+	}
+	oldstr = elf_sec_data(f, shstrndx);
+	if (!oldstr) {
+		*why = "no section name table";
+		return -1;
+	}
+	/* new layout: file, .sframe, .rela.sframe, names, section headers */
+	sf_off = (f->size + 7) & ~7ULL;
+	rela_off = (sf_off + w->len + 7) & ~7ULL;
+	strtab_off = rela_off + 24 * n;
+	strtab_len = f->secs[shstrndx].size + sizeof(".rela.sframe");
+	name_sf = f->secs[shstrndx].size + 5;	/* ".sframe" in ".rela.sframe" */
+	name_rela = f->secs[shstrndx].size;
+	shoff = (strtab_off + strtab_len + 7) & ~7ULL;
+	total = shoff + 64 * (shnum + 2);
+	o = calloc(1, total);
+	if (!o) {
+		*why = "out of memory";
+		return -1;
+	}
+	memcpy(o, f->map, f->size);
+	memcpy(o + sf_off, w->buf, w->len);
+	memcpy(o + strtab_off, oldstr, f->secs[shstrndx].size);
+	memcpy(o + strtab_off + name_rela, ".rela.sframe", sizeof(".rela.sframe"));
+	for (i = 0; i < n; i++) {
+		struct sframe_fde fde;
+		uint64_t field = SFRAME_HDR_SIZE + i * fde_size, sym = 0, nsyms;
+		struct elf_sym s;
+		int64_t addend;
+
+		if (sframe_get_fde(sec, i, &fde))
+			goto bad;
+		for (k = 1; k < f->shnum; k++) {
+			const struct elf_sec *x = &f->secs[k];
+
+			if ((x->flags & ELF_SHF_ALLOC) && fde.start >= x->vaddr &&
+			    fde.start - x->vaddr < x->size)
+				break;
+		}
+		if (k == f->shnum)
+			goto bad;
+		nsyms = elf_nsyms(f, f->symtab);
+		for (sym = 0; sym < nsyms; sym++)
+			if (!elf_sym_get(f, f->symtab, sym, &s) &&
+			    s.type == STT_SECTION_ && s.shndx == k)
+				break;
+		if (sym == nsyms) {
+			*why = "a function's section has no section symbol";
+			goto fail;
+		}
+		/*
+		 * PC-relative to the field, in every version, as gas
+		 * relocates it: the linker turns v1's into offsets from the
+		 * section when it merges the objects' sections.
+		 */
+		addend = fde.start - f->secs[k].vaddr;
+		st(o + rela_off + 24 * i, field, 8);
+		st(o + rela_off + 24 * i + 8, sym << 32 | rtype, 8);
+		st(o + rela_off + 24 * i + 16, (uint64_t)addend, 8);
+		st(o + sf_off + field, 0, sec->version == 3 ? 8 : 4);
+	}
+	/* headers: the old ones, the names moved, and the two new ones */
+	memcpy(o + shoff, f->map + ld_le(f->map + 0x28, 8), 64 * shnum);
+	sh = o + shoff + 64 * shstrndx;
+	st(sh + 24, strtab_off, 8);
+	st(sh + 32, strtab_len, 8);
+	sh = o + shoff + 64 * shnum;		/* .sframe */
+	st(sh, name_sf, 4);
+	st(sh + 4, SHT_GNU_SFRAME_, 4);
+	st(sh + 8, ELF_SHF_ALLOC, 8);
+	st(sh + 24, sf_off, 8);
+	st(sh + 32, w->len, 8);
+	st(sh + 48, 8, 8);
+	sh += 64;				/* .rela.sframe */
+	st(sh, name_rela, 4);
+	st(sh + 4, SHT_RELA_, 4);
+	st(sh + 8, SHF_INFO_LINK_, 8);
+	st(sh + 24, rela_off, 8);
+	st(sh + 32, 24 * n, 8);
+	st(sh + 40, f->symtab, 4);
+	st(sh + 44, shnum, 4);
+	st(sh + 48, 8, 8);
+	st(sh + 56, 24, 8);
+	st(o + 0x28, shoff, 8);
+	st(o + 0x3c, shnum + 2, 2);
+	fp = fopen(out, "wb");
+	if (!fp || fwrite(o, 1, total, fp) != total || fclose(fp)) {
+		*why = "cannot write the output";
+		goto fail;
+	}
+	free(o);
+	return 0;
+bad:
+	*why = "internal error: a written function is in no section";
+fail:
+	free(o);
+	return -1;
+}
+
 /*
  * Write @path's SFrame (version @version, loaded at @addr, or where the
  * file's own .sframe is, else 0) to @out; the core validates it and it
  * must give the CFI's rows at every byte of every function it holds.
  */
 static int generate(const char *path, int version, const char *addr_arg,
-		    const char *out)
+		    const char *out, int object)
 {
 	struct sframe_write_opts o = { .version = version };
 	struct sframe_section *gas = NULL, sec;
@@ -398,10 +565,19 @@ static int generate(const char *path, int version, const char *addr_arg,
 		       path, st.differ);
 		goto out_w;
 	}
-	fp = fopen(out, "wb");
-	if (!fp || fwrite(w.buf, 1, w.len, fp) != w.len || fclose(fp)) {
-		printf("sframe-gen: %s: cannot write %s\n", path, out);
-		goto out_w;
+	if (object) {
+		const char *why;
+
+		if (write_object(&in, &w, &sec, out, &why)) {
+			printf("sframe-gen: %s: %s\n", path, why);
+			goto out_w;
+		}
+	} else {
+		fp = fopen(out, "wb");
+		if (!fp || fwrite(w.buf, 1, w.len, fp) != w.len || fclose(fp)) {
+			printf("sframe-gen: %s: cannot write %s\n", path, out);
+			goto out_w;
+		}
 	}
 	printf("%s: SFrame v%d at %#" PRIx64 " to %s: ", path, version, o.addr,
 	       out);
@@ -427,17 +603,20 @@ static void print_usage(void)
 {
 	fprintf(stderr,
 		"usage: sframe-gen [--sframe-version 1|2|3] [--addr ADDR] -o OUT FILE\n"
+		"       sframe-gen --object [--sframe-version 1|2|3] -o OUT.o FILE.o\n"
 		"       sframe-gen --compare [--max-report N] FILE...\n");
 }
 
 int main(int argc, char **argv)
 {
 	const char *out = NULL, *addr = NULL;
-	int i, rc = 0, files = 0, cmp = 0, version = 3;
+	int i, rc = 0, files = 0, cmp = 0, version = 3, object = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--compare")) {
 			cmp = 1;
+		} else if (!strcmp(argv[i], "--object")) {
+			object = 1;
 		} else if (!strcmp(argv[i], "--max-report") && i + 1 < argc) {
 			max_report = strtoul(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--sframe-version") && i + 1 < argc) {
@@ -467,7 +646,8 @@ int main(int argc, char **argv)
 		}
 		if (argv[i][0] == '-')
 			continue;
-		rc |= cmp ? compare(argv[i]) : generate(argv[i], version, addr, out);
+		rc |= cmp ? compare(argv[i]) :
+			    generate(argv[i], version, addr, out, object);
 	}
 	return rc;
 }

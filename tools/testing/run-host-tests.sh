@@ -61,6 +61,29 @@ for f in $(find $FX/x86_64 $FX/aarch64 -type f \( -name prog -o -name prog-nopie
 			$H/sframe-gen-san --sframe-version $v -o $H/gen.sframe "$f"
 	done
 done
+# End to end: a program built without SFrame (clang; gcc without
+# --gsframe), its object given SFrame by sframe-gen --object (v1, what ld
+# 2.40 merges), linked by GNU ld into a PT_GNU_SFRAME program that runs;
+# the linked .sframe must equal the program's CFI at every byte.
+gen_e2e() {	# gen_e2e NAME CC CFLAGS LINKER
+	local o=$H/gen-$1 out=
+	if ! command -v "$2" >/dev/null || ! command -v "$4" >/dev/null; then
+		fail "sframe-gen --object: $1: $2 or $4 missing"
+		return
+	fi
+	if $2 $3 -O2 -fomit-frame-pointer -c tools/testing/gen-prog.c -o $o.o &&
+	   $H/sframe-gen-san --object --sframe-version 1 -o $o-sf.o $o.o >/dev/null &&
+	   $4 -o $o $o-sf.o && readelf -lW $o | grep -q GNU_SFRAME &&
+	   out=$($H/sframe-gen-san --compare $o) &&
+	   echo "$out" | grep -q ' [1-9][0-9]* with SFrame in the file, .*(100\.000%)'; then
+		pass "sframe-gen --object: $1, linked by GNU ld: $(echo "$out" | sed 's/^[^:]*: //')"
+	else
+		fail "sframe-gen --object: $1, linked by GNU ld: ${out:-build, generation or link failed}"
+	fi
+}
+gen_e2e clang-x86_64 clang "" gcc
+gen_e2e gcc-x86_64 gcc "" gcc
+gen_e2e clang-aarch64 clang --target=aarch64-linux-gnu aarch64-linux-gnu-gcc
 
 # 3. sframe-dump against readelf: 2.46 for v2/v3, 2.40 for v1.
 for ref in $(find $FX -name '*.readelf.txt' -o -name '*.readelf240.txt' | sort); do
