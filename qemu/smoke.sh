@@ -338,6 +338,8 @@ fi
 # workload's known call chain. One PASS/FAIL line per build, with the
 # sampler's numbers; on FAIL its output (the first failing samples).
 #   chain-sframe-static, chain-sframe-dyn: SFrame; >= 95% complete, 0 wrong
+#   chain-clang-static: built by clang, SFrame from its CFI (sframe-gen);
+#     >= 95% complete, 0 wrong
 #   chain-fp: frame pointers, no SFrame; >= 95% complete, 0 wrong, leaving
 #     out the samples at frame-pointer blind spots (-f: prologues and
 #     epilogues, where a frame-pointer walk skips the caller)
@@ -348,6 +350,7 @@ user_unwind_tests() {
 	uu_n=${USER_UNWIND_SAMPLES:-1000}
 	for uu_case in "chain-sframe-static|-e|>= 95% complete, 0 wrong" \
 		       "chain-sframe-dyn|-e|>= 95% complete, 0 wrong" \
+		       "chain-clang-static|-e|>= 95% complete, 0 wrong" \
 		       "chain-fp|-e -f|>= 95% complete outside fp blind spots, 0 wrong" \
 		       "chain-nosframe||numbers only"; do
 		uu_bin=${uu_case%%|*}

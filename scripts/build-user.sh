@@ -20,6 +20,9 @@
 #                        SFrame, static
 #   churn                -O2 -fomit-frame-pointer, SFrame, static, threads:
 #                        the load of the churn test (churn.c)
+#   chain-clang-static   the sampler built by clang -O2 -fomit-frame-pointer
+#                        (no SFrame of its own), SFrame from each object's
+#                        CFI by tools/sframe-gen --object, static
 # and sysroot/: the dynamic loader and the libraries the dynamic build
 # needs, at the paths the target looks for them (for the initramfs).
 # Checks that the SFrame builds have a PT_GNU_SFRAME segment and the
@@ -29,10 +32,12 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 case "${1:-}" in
 x86_64)	CC=gcc
+	CLANG=clang
 	LIBC=libc6-dev
 	LIBDIR=/lib/x86_64-linux-gnu
 	MACHINE="Advanced Micro Devices X86-64" ;;
 arm64)	CC=aarch64-linux-gnu-gcc
+	CLANG="clang --target=aarch64-linux-gnu"
 	LIBC=libc6-dev-arm64-cross
 	LIBDIR=/usr/aarch64-linux-gnu/lib
 	MACHINE=AArch64 ;;
@@ -67,6 +72,25 @@ EHHDR="-Wl,--eh-frame-hdr"
 # not touch the text mapping (the kernel drops an mm's SFrame record then)
 SEPCODE="-Wl,-z,separate-code"
 
+# chain-clang-static: the sampler built by clang, which writes no SFrame;
+# each object gets SFrame from its CFI (tools/sframe-gen --object, v1 for
+# ld 2.40), and GNU ld links them into PT_GNU_SFRAME as for gas's.
+GEN=$ROOT/tools/sframe-gen
+gen_clang() {	# gen_clang OUT SOURCE...
+	local out=$1 s b objs=
+	shift
+	for s in "$@"; do
+		b=gen-$(basename "$s" .c)
+		$CLANG $CFLAGS -Wno-unknown-attributes $OMIT -c "$s" -o "$b.o" &&
+			"$GEN" --object --sframe-version 1 -o "$b-sf.o" "$b.o" >/dev/null ||
+			return 1
+		objs="$objs $b-sf.o"
+	done
+	# shellcheck disable=SC2086 # objs: several files
+	$CC -static -o "$out" $objs
+}
+make -s -C "$ROOT" tools/sframe-gen
+
 # One command line per artefact, in build order (also the stamp's input).
 cmds=(
 "$CC $CFLAGS $OMIT $SFRAME -static -o chain-sframe-static $SRCS $LIB"
@@ -79,13 +103,16 @@ cmds=(
 "$CC $CFLAGS $OMIT $SFRAME -pthread -DWORK_THREADS=4 -static $EHHDR -o chain-work-threads $WSRCS $LIB"
 "$CC $CFLAGS $OMIT $SFRAME -static $SEPCODE -pthread -I$ROOT/include -o sframe-hostile $SRC/hostile.c $SRC/perfring.c $ROOT/lib/sframe/sframe.c"
 "$CC $CFLAGS $OMIT $SFRAME -static -pthread -o churn $SRC/churn.c $SRC/perfring.c"
+"gen_clang chain-clang-static $SRCS $LIB"
 )
 outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp
-      chain-work-static chain-work-dyn chain-work-threads sframe-hostile churn"
+      chain-work-static chain-work-dyn chain-work-threads sframe-hostile churn
+      chain-clang-static"
 
 # rebuilt when a command line, a source, this script, the compiler or the
 # C library changes
 stamp=$( { printf '%s\n' "${cmds[@]}"; $CC --version | sed -n 1p
+	   $CLANG --version | sed -n 1p; sha256sum "$GEN"
 	   dpkg-query -W "$LIBC"; cat "$SRC"/*.c "$SRC"/*.h "$0" \
 	   "$ROOT"/include/sframe/*.h "$ROOT/lib/sframe/sframe.c" \
 	   "$ROOT"/tools/elf.[ch] "$ROOT/tools/search.h"; } |
@@ -113,7 +140,7 @@ for f in $outs; do
 	readelf -h "$f" | grep -q "Machine: *$MACHINE" ||
 		{ echo "[user $A] $f: not built for $MACHINE" >&2; exit 1; }
 	case $f in
-	chain-sframe-*|chain-work-*|libchain.so|sframe-hostile|churn) want=1 ;;
+	chain-sframe-*|chain-work-*|chain-clang-*|libchain.so|sframe-hostile|churn) want=1 ;;
 	*) want=0 ;;
 	esac
 	have=$(readelf -lW "$f" | grep -c '^ *GNU_SFRAME ' || true)
