@@ -452,6 +452,19 @@ bool sframe_vmlinux_rows_wait(void)
 }
 EXPORT_SYMBOL_GPL(sframe_vmlinux_rows_wait);
 
+/*
+ * The rows are normally done long before the initcalls are: wait for them
+ * at the last initcall anyway, so that their log line never lands in the
+ * middle of what runs after the initcalls (built-in KUnit suites print
+ * their results to the console then).
+ */
+static int __init sframe_vmlinux_rows_sync(void)
+{
+	flush_work(&sframe_vmlinux_rows_work);
+	return 0;
+}
+late_initcall_sync(sframe_vmlinux_rows_sync);
+
 static int __init sframe_vmlinux_init(void)
 {
 	size_t size = __stop_sframe - __start_sframe;
