@@ -189,8 +189,7 @@ static void fail(char *err, size_t errlen, const char *fmt, ...)
 }
 
 static int parse_cie(const struct cfi_abi *abi, const uint8_t *start,
-		     const uint8_t *end, int eh, struct cie *cie,
-		     uint64_t sec_addr, const uint8_t *sec)
+		     const uint8_t *end, struct cie *cie)
 {
 	struct cur c = { .p = start, .end = end, .be = abi->be };
 	const char *aug;
@@ -261,9 +260,6 @@ static int parse_cie(const struct cfi_abi *abi, const uint8_t *start,
 	} else if (aug[0] && strcmp(aug, "eh")) {
 		return -1;	/* augmentation we cannot skip */
 	}
-	(void)eh;
-	(void)sec_addr;
-	(void)sec;
 	if (c.bad || !cie->code_align)
 		return -1;
 	cie->insns = c.p;
@@ -652,8 +648,7 @@ int cfi_read(const struct cfi_abi *abi, const uint8_t *data, size_t size,
 			clen = rd(&cc, 4);
 			if (cc.bad || clen == 0xffffffff ||
 			    clen > (uint64_t)(end - cc.p) ||
-			    parse_cie(abi, cc.p + 4, cc.p + clen, eh, &cie,
-				      addr, data))
+			    parse_cie(abi, cc.p + 4, cc.p + clen, &cie))
 				goto bad_cie;
 			c.p = body;
 			start = rd_ptr(&c, cie.fde_enc, addr + (c.p - data),

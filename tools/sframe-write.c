@@ -51,8 +51,6 @@ static int row_words(const struct sframe_write_opts *o, const struct cfi_row *r,
 		return 0;
 	if (r->fp_saved)
 		w[n++] = r->fp_off;
-	if (o->version == 1 && !r->ra_saved && r->fp_saved)
-		return 0;
 	return n;
 }
 
