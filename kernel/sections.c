@@ -98,6 +98,8 @@ struct sframe_part {
  * @mod: the module
  * @annot: its .sframe_annot
  * @fixups: its .sframe_fixup, converted to UNRELIABLE annotations
+ * @veneers: the module loader's branch veneers (arm64: .plt and .init.plt),
+ *           [lo, hi) each, empty if the module has none
  * @nparts: number of SFrame sections in its .sframe
  * @parts: one per object file linked into the module, in link order (see
  *         sframe_open_part())
@@ -107,6 +109,9 @@ struct sframe_module_table {
 	struct module *mod;
 	struct sframe_annot_table annot;
 	struct sframe_annot_table fixups;
+	struct {
+		unsigned long lo, hi;
+	} veneers[2];
 	unsigned int nparts;
 	struct sframe_part parts[];
 };
@@ -557,6 +562,36 @@ static int sframe_module_find(const struct sframe_module_table *t,
 	return -SFRAME_E_NO_FDE;
 }
 
+/**
+ * sframe_module_veneer() - is @pc in a branch veneer of a module?
+ * @pc: text address
+ *
+ * Out of a branch's range, the arm64 module loader sends a module's calls
+ * and tail calls through veneers it writes into the module's .plt and
+ * .init.plt (adrp, add, br x16): code no compiler described, that only
+ * branches, leaving the registers of a function's entry behind it (the
+ * return address in the link register, SP and FP the caller's).  A KASAN
+ * module far from vmlinux calls its checks through them in every loop.
+ * Lock-free: safe in any context.
+ *
+ * Return: true if @pc is in a registered module's veneers.
+ */
+bool sframe_module_veneer(unsigned long pc)
+{
+	const struct sframe_module_table *t;
+	bool found = false;
+	unsigned int i;
+
+	rcu_read_lock();
+	t = sframe_module_table_of(pc);
+	for (i = 0; t && i < ARRAY_SIZE(t->veneers); i++)
+		if (pc >= t->veneers[i].lo && pc < t->veneers[i].hi)
+			found = true;
+	rcu_read_unlock();
+	return found;
+}
+EXPORT_SYMBOL_GPL(sframe_module_veneer);
+
 /* A source annotation wins over a verifier fixup. */
 static const struct sframe_annot *
 sframe_module_annot_search(const struct sframe_module_table *t,
@@ -928,6 +963,7 @@ void sframe_module_init(struct module *mod, const Elf_Ehdr *hdr,
 			const Elf_Shdr *sechdrs, const char *secstrings)
 {
 	const Elf_Shdr *s, *annot = NULL, *sframe = NULL, *fixup = NULL;
+	const Elf_Shdr *veneers[2] = { NULL, NULL };
 	struct sframe_module_table *t = NULL;
 	const char *what = ".sframe";
 	unsigned int n, i;
@@ -945,6 +981,10 @@ void sframe_module_init(struct module *mod, const Elf_Ehdr *hdr,
 			annot = s;
 		else if (!strcmp(name, SFRAME_FIXUP_SECTION))
 			fixup = s;
+		else if (s->sh_flags & SHF_EXECINSTR && !strcmp(name, ".plt"))
+			veneers[0] = s;
+		else if (s->sh_flags & SHF_EXECINSTR && !strcmp(name, ".init.plt"))
+			veneers[1] = s;
 	}
 	if (!sframe)
 		return;
@@ -956,6 +996,12 @@ void sframe_module_init(struct module *mod, const Elf_Ehdr *hdr,
 			return;
 		t->mod = mod;
 		t->nparts = n;
+		for (i = 0; i < ARRAY_SIZE(veneers); i++) {
+			if (!veneers[i])
+				continue;
+			t->veneers[i].lo = veneers[i]->sh_addr;
+			t->veneers[i].hi = veneers[i]->sh_addr + veneers[i]->sh_size;
+		}
 		err = sframe_module_parts_init(mod, t, sframe);
 	}
 	if (!err) {

@@ -128,12 +128,26 @@ unsigned long sframe_arch_recover_ra(struct sframe_unwind_state *state,
  * @pc is one or two instructions before an FDE whose first row is the
  * entry rule (CFA = SP, RA in LR), that rule applies to @pc as well.
  *
+ * A module's branch veneers (sframe_module_veneer()) have that rule
+ * throughout: they are entered by a branch-and-link or a tail call and
+ * leave with a branch, touching only x16 and x17.
+ *
  * Return: true with @rule filled.
  */
 bool sframe_arch_entry_rule(struct sframe_unwind_state *state,
 			    unsigned long pc, struct sframe_rule *rule)
 {
 	unsigned long off;
+
+	if (sframe_module_veneer(pc)) {
+		*rule = (struct sframe_rule){
+			.cfa = { .kind = SFRAME_LOC_REG, .reg = SFRAME_ARCH_SP_REG },
+			.ra.kind = SFRAME_LOC_SAME,
+			.fp.kind = SFRAME_LOC_SAME,
+			.flags = SFRAME_RULE_CFA_BASE_SP,
+		};
+		return true;
+	}
 
 	for (off = AARCH64_INSN_SIZE; off <= 2 * AARCH64_INSN_SIZE;
 	     off += AARCH64_INSN_SIZE) {

@@ -14,10 +14,15 @@
 #include <linux/fs.h>
 #include <linux/irqflags.h>
 #include <linux/kernel.h>
+#include <linux/jiffies.h>
+#include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/sched/task_stack.h>
 #include <linux/umh.h>
+#ifdef CONFIG_ARM64
+#include <asm/insn.h>
+#endif
 #include <sframe/kernel.h>
 #include <sframe/park.h>
 #include <sframe/unwind.h>
@@ -210,6 +215,67 @@ static void sframe_module_lookups(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sframe_kernel_find(0, &r), -SFRAME_E_NO_FDE);
 }
 
+#ifdef CONFIG_ARM64
+/*
+ * Out of a branch's range (a module far from vmlinux, or another module),
+ * the loader routes this module's calls through veneers it writes into
+ * .plt: every branch of the module's described code lands on a function
+ * with SFrame or on a registered veneer (adrp x16, ...), never between.
+ */
+static bool sfm_described(unsigned long pc)
+{
+	struct sframe_rule r;
+	unsigned long off;
+
+	if (!sframe_kernel_find(pc, &r))
+		return true;
+	/* A function's entry: its FDE starts after the ftrace NOPs. */
+	for (off = AARCH64_INSN_SIZE; off <= 2 * AARCH64_INSN_SIZE;
+	     off += AARCH64_INSN_SIZE)
+		if (!sframe_kernel_find(pc + off, &r) && r.func_start == pc + off)
+			return true;
+	return false;
+}
+
+static void sframe_module_veneers(struct kunit *test)
+{
+	unsigned long base = (unsigned long)THIS_MODULE->core_layout.base;
+	unsigned long end = base + THIS_MODULE->core_layout.text_size;
+	unsigned int direct = 0, veneered = 0;
+	unsigned long pc, to;
+	struct sframe_rule r;
+	u32 insn;
+
+	for (pc = base; pc < end; pc += AARCH64_INSN_SIZE) {
+		insn = le32_to_cpu(*(__le32 *)pc);
+		if (!aarch64_insn_is_b(insn) && !aarch64_insn_is_bl(insn))
+			continue;
+		if (sframe_kernel_find(pc, &r))
+			continue;	/* not code the compiler described */
+		to = pc + (sign_extend32(insn & 0x3ffffff, 25) << 2);
+		if (to < base || to >= end)
+			continue;	/* vmlinux or another module, directly */
+		if (sfm_described(to)) {
+			KUNIT_EXPECT_FALSE_MSG(test, sframe_module_veneer(to),
+					       "%pS", (void *)to);
+			direct++;
+			continue;
+		}
+		insn = le32_to_cpu(*(__le32 *)to);
+		KUNIT_EXPECT_TRUE_MSG(test, sframe_module_veneer(to),
+				      "branch at %pS to %pS: no SFrame, no veneer",
+				      (void *)pc, (void *)to);
+		KUNIT_EXPECT_EQ_MSG(test, insn & 0x9f00001f, 0x90000010U,
+				    "%pS: not adrp x16", (void *)to);
+		veneered++;
+	}
+	kunit_info(test, "%u branches within described code, %u through veneers\n",
+		   direct, veneered);
+	KUNIT_EXPECT_GT(test, direct, 0U);
+	KUNIT_EXPECT_FALSE(test, sframe_module_veneer((unsigned long)sframe_mod_leaf));
+}
+#endif
+
 #ifdef CONFIG_SFRAME_UNWINDER
 /* ---- unwinding through the module's .sframe --------------------------- */
 
@@ -241,6 +307,94 @@ struct sfm_walk {
 	struct sframe_unwind_state st;
 	int ret;
 };
+
+#if defined(CONFIG_ARM64) && defined(CONFIG_KPROBES)
+/* A call out to vmlinux: through a veneer when the module lies far away. */
+static noinline unsigned int sfm_call_out(unsigned long j)
+{
+	unsigned int ms = jiffies_to_msecs(j);
+
+	barrier_data(&ms);
+	return ms + 1;
+}
+
+struct sfm_probe {
+	struct kprobe kp;
+	struct sfm_park t;
+	struct sframe_unwind_state st;
+	struct task_struct *task;
+	int ret;
+	bool hit;
+};
+
+static int sfm_probe_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct sfm_probe *sp = container_of(p, struct sfm_probe, kp);
+
+	if (sp->hit || current != sp->task)
+		return 0;
+	sp->hit = true;
+	sp->ret = sframe_stack_walk_state(sfm_store, &sp->t, current, NULL,
+					  &sp->st);
+	return 0;
+}
+
+/* A post handler keeps the probe a BRK trap (no optimisation). */
+static void sfm_probe_post(struct kprobe *p, struct pt_regs *regs,
+			   unsigned long flags)
+{
+}
+
+/*
+ * A trap inside a veneer (a kprobe on its first instruction): the walk
+ * from the trap's pt_regs gives the veneer's PC, then the caller, reliably.
+ */
+static void sframe_module_veneer_walk(struct kunit *test)
+{
+	unsigned long base = (unsigned long)THIS_MODULE->core_layout.base;
+	unsigned long end = base + THIS_MODULE->core_layout.text_size;
+	unsigned long sym, size, pc, to = 0;
+	struct sfm_probe *sp;
+	unsigned int i;
+	u32 insn;
+
+	KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol((unsigned long)sfm_call_out,
+						    &sym, &size));
+	for (pc = sym; pc < sym + size && !to; pc += AARCH64_INSN_SIZE) {
+		insn = le32_to_cpu(*(__le32 *)pc);
+		if (aarch64_insn_is_bl(insn))
+			to = pc + (sign_extend32(insn & 0x3ffffff, 25) << 2);
+	}
+	KUNIT_ASSERT_NE_MSG(test, to, 0UL, "no call in %pS", (void *)sym);
+	if (to < base || to >= end)
+		kunit_skip(test, "this load reaches vmlinux directly: no veneer");
+	KUNIT_ASSERT_TRUE(test, sframe_module_veneer(to));
+
+	sp = kunit_kzalloc(test, sizeof(*sp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sp);
+	sp->kp.addr = (kprobe_opcode_t *)to;
+	sp->kp.pre_handler = sfm_probe_pre;
+	sp->kp.post_handler = sfm_probe_post;
+	sp->task = current;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&sp->kp), 0);
+	KUNIT_EXPECT_EQ(test, sfm_call_out(HZ), 1001U);
+	unregister_kprobe(&sp->kp);
+
+	KUNIT_ASSERT_TRUE(test, sp->hit);
+	KUNIT_EXPECT_EQ_MSG(test, sp->ret, 0, "%s at %pS",
+			    sframe_unwind_strerror(sp->st.error),
+			    (void *)sp->st.error_pc);
+	for (i = 0; i + 1 < sp->t.n && sp->t.e[i] != to; i++)
+		;
+	KUNIT_ASSERT_LT_MSG(test, i + 1, sp->t.n, "veneer %pS not in the trace",
+			    (void *)to);
+	KUNIT_EXPECT_TRUE_MSG(test, sp->t.e[i + 1] > sym &&
+			      sp->t.e[i + 1] <= sym + size,
+			      "after the veneer: %pS", (void *)sp->t.e[i + 1]);
+	kunit_info(test, "trap in the veneer at %pS: reliable, then %pS\n",
+		   (void *)to, (void *)sp->t.e[i + 1]);
+}
+#endif
 
 /* The walk, with @task kept off the CPU; -EAGAIN until it sleeps. */
 static int sfm_walk_pinned(struct task_struct *task, void *arg)
@@ -465,8 +619,14 @@ static struct kunit_case sframe_module_cases[] = {
 	KUNIT_CASE(sframe_module_fdes_match_kallsyms),
 	KUNIT_CASE(sframe_module_lookups),
 	KUNIT_CASE(sframe_module_fixups),
+#ifdef CONFIG_ARM64
+	KUNIT_CASE(sframe_module_veneers),
+#endif
 #ifdef CONFIG_SFRAME_UNWINDER
 	KUNIT_CASE(sframe_module_unwind),
+#if defined(CONFIG_ARM64) && defined(CONFIG_KPROBES)
+	KUNIT_CASE(sframe_module_veneer_walk),
+#endif
 	KUNIT_CASE(sframe_module_blocked_in_zram),
 #endif
 	{}

@@ -36,6 +36,7 @@ struct sframe_annot_table {
 
 const struct sframe_section *sframe_vmlinux_section(void);
 const struct sframe_annot *sframe_annot_find(unsigned long pc);
+bool sframe_module_veneer(unsigned long pc);
 const struct sframe_section *sframe_module_part(struct module *mod,
 						unsigned int i);
 int sframe_kernel_find(unsigned long pc, struct sframe_rule *rule);
