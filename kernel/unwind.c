@@ -155,6 +155,7 @@ static const u8 sframe_uw_step_errors[] = {
 	[SFRAME_STEP_DIRECTION]	= SFRAME_UW_DIRECTION,
 	[SFRAME_STEP_LR]	= SFRAME_UW_LR,
 	[SFRAME_STEP_RA]	= SFRAME_UW_RA,
+	[SFRAME_STEP_FP]	= SFRAME_UW_NO_RULE,
 };
 
 /* Everything below @sp on the current stack is consumed. */

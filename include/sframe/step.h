@@ -86,6 +86,7 @@ enum sframe_step_status {
 	SFRAME_STEP_DIRECTION,	/* CFA misaligned, or not above SP */
 	SFRAME_STEP_LR,		/* RA in the link register, not known here */
 	SFRAME_STEP_RA,		/* RA neither saved nor in a register */
+	SFRAME_STEP_FP,		/* FP from a register other than SP or FP */
 };
 
 /* struct sframe_rule.flags, only for sframe_fp_record_rule(): */
@@ -120,6 +121,40 @@ static __always_inline void sframe_fp_record_rule(const struct sframe_step_arch 
 		rule->flags = SFRAME_RULE_SP_LOW;
 }
 
+/*
+ * A location of @rule (RA or FP, kind CFA or REG) in frame @f with CFA
+ * @cfa: its base (the CFA, or the SP or FP register) plus the offset,
+ * loaded if the rule says so.  Return: %SFRAME_STEP_OK, or @bad_reg for
+ * a base register the frame does not know.
+ */
+static __always_inline int sframe_step_loc(const struct sframe_step_arch *arch,
+					   const struct sframe_step_mem *mem,
+					   void *ctx, const struct sframe_loc *loc,
+					   const struct sframe_frame *f,
+					   unsigned long cfa, int bad_reg,
+					   unsigned long *val,
+					   unsigned long *slot)
+{
+	unsigned long addr;
+
+	if (loc->kind == SFRAME_LOC_CFA)
+		addr = cfa;
+	else if (loc->reg == arch->fp_reg)
+		addr = f->fp;
+	else if (loc->reg == arch->sp_reg && !(f->flags & SFRAME_FRAME_SP_LOW))
+		addr = f->sp;
+	else
+		return bad_reg;
+	addr += loc->offset;
+	*slot = 0;
+	if (!loc->deref) {
+		*val = addr;
+		return SFRAME_STEP_OK;
+	}
+	*slot = addr;
+	return mem->read(ctx, addr, val) ? SFRAME_STEP_OK : SFRAME_STEP_READ;
+}
+
 /**
  * sframe_step() - recover the caller's frame
  * @arch: the architecture (a constant)
@@ -133,9 +168,11 @@ static __always_inline void sframe_fp_record_rule(const struct sframe_step_arch 
  *
  * The CFA is SP or FP plus an offset (loaded if the rule says so); it must
  * be word-aligned and lie above SP, or at SP only for an interrupted frame
- * (a function's entry), or below it only where @mem allows.  RA is loaded
- * from CFA + offset, or taken from the link register of an interrupted
- * frame; FP likewise or unchanged.  The caller's SP is CFA plus the rule's
+ * (a function's entry), or below it only where @mem allows.  RA and FP are
+ * the CFA, SP or FP plus an offset, loaded if the rule says so (SFrame's
+ * stack slots, and the register-based rules of v3 FLEX rows such as
+ * AMD64's realigned frames: CFA = load(FP - 8), FP = load(FP)); RA may
+ * also be the link register of an interrupted frame, FP unchanged.  The caller's SP is CFA plus the rule's
  * adjustment.  Nothing is written to @f unless the step succeeds; the
  * walker checks RA (return hooks, text, user space) and sets the new PC.
  *
@@ -150,6 +187,7 @@ static __always_inline int sframe_step(const struct sframe_step_arch *arch,
 				       unsigned long *ra_slot)
 {
 	unsigned long cfa, fp = f->fp, slot = 0;
+	int st;
 
 	if (unlikely(rule->flags & SFRAME_RULE_OUTERMOST))
 		return SFRAME_STEP_END;
@@ -176,10 +214,11 @@ static __always_inline int sframe_step(const struct sframe_step_arch *arch,
 		return SFRAME_STEP_DIRECTION;
 
 	/* RA */
-	if (rule->ra.kind == SFRAME_LOC_CFA) {
-		slot = cfa + rule->ra.offset;
-		if (!mem->read(ctx, slot, ra))
-			return SFRAME_STEP_READ;
+	if (rule->ra.kind == SFRAME_LOC_CFA || rule->ra.kind == SFRAME_LOC_REG) {
+		st = sframe_step_loc(arch, mem, ctx, &rule->ra, f, cfa,
+				     SFRAME_STEP_RA, ra, &slot);
+		if (st)
+			return st;
 	} else if (rule->ra.kind == SFRAME_LOC_SAME && arch->has_lr) {
 		if (!(f->flags & SFRAME_FRAME_LR))
 			return SFRAME_STEP_LR;
@@ -189,9 +228,16 @@ static __always_inline int sframe_step(const struct sframe_step_arch *arch,
 	}
 
 	/* FP */
-	if (rule->fp.kind == SFRAME_LOC_CFA &&
-	    !mem->read(ctx, cfa + rule->fp.offset, &fp))
-		return SFRAME_STEP_READ;
+	if (rule->fp.kind == SFRAME_LOC_CFA || rule->fp.kind == SFRAME_LOC_REG) {
+		unsigned long fp_slot;
+
+		st = sframe_step_loc(arch, mem, ctx, &rule->fp, f, cfa,
+				     SFRAME_STEP_FP, &fp, &fp_slot);
+		if (st)
+			return st;
+	} else if (rule->fp.kind != SFRAME_LOC_SAME) {
+		return SFRAME_STEP_FP;
+	}
 
 	if (arch->strip)
 		*ra = arch->strip(*ra);

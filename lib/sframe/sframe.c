@@ -1191,8 +1191,14 @@ static int sframe_rule_flex(const struct sframe_section *sec,
 	if (err)
 		return err;
 
+	/*
+	 * Padding is "no rule" as much as a missing pair: the header's fixed
+	 * slot applies where the ABI has one (AMD64's CFA - 8, the call's).
+	 */
 	if (m.ra_padding) {
 		rule->flags |= SFRAME_RULE_RA_PADDING;
+		if (sec->fixed_ra)
+			sframe_loc_slot(&rule->ra, sec->fixed_ra);
 	} else if (m.ra != SFRAME_NO_WORD) {
 		err = sframe_loc_flex(&rule->ra, w->u[m.ra - 1], w->s[m.ra]);
 		if (err)

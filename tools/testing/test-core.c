@@ -68,6 +68,9 @@ static int parse_loc(const char *s, struct exp_loc *l, int fixed_ra, int is_ra,
 	if (!strcmp(s, "u"))
 		return 0;
 	if (!strcmp(s, "U(pad)")) {
+		/* FLEX padding is "no rule": the fixed slot where there is one. */
+		if (is_ra && flex && fixed_ra)
+			*l = LOC(SFRAME_LOC_CFA, 1, 0, fixed_ra);
 		l->padding = 1;
 		return 0;
 	}
@@ -802,6 +805,7 @@ static void check_fre_fields(const struct sframe_section *sec,
 		if (!loc.len) {
 			T_CHECK((r.flags & (SFRAME_RULE_OUTERMOST |
 					    SFRAME_RULE_RA_FIXED |
+					    SFRAME_RULE_RA_PADDING |
 					    SFRAME_RULE_FP_FIXED)) ||
 				(id != SFRAME_FIELD_FRE_CFA &&
 				 a->kind == SFRAME_LOC_SAME),

@@ -200,6 +200,52 @@ static void test_rules(void)
 		t_end();
 	}
 
+	/*
+	 * AMD64's realigned frame (DRAP, a v3 FLEX row): CFA = load(FP - 24),
+	 * RA at the fixed CFA - 8, FP = load(FP + 0); a rule based on any
+	 * other register is refused.
+	 */
+	t_begin("step: realigned frame: CFA and FP loaded through FP");
+	{
+		const unsigned long cfa = STACK_BASE + 0x100;
+		struct sframe_frame f = { .pc = 1, .sp = sp, .fp = fp };
+		struct sim s = { .bad = 0 };
+		unsigned long ra = 0, slot = 0;
+		int st;
+
+		r = rule_of(6, -24, -8, 0);
+		r.cfa.deref = 1;
+		r.fp = (struct sframe_loc){ .kind = SFRAME_LOC_REG, .reg = 6,
+					    .deref = 1 };
+		sim_set(&s, fp - 24, cfa);
+		sim_set(&s, fp, 0xd00d);
+		sim_set(&s, cfa - 8, 0xcccc);
+		st = sframe_step(&amd64, &sim_mem, &s, &r, &f, &ra, &slot);
+		T_CHECK(st == SFRAME_STEP_OK && f.sp == cfa && f.fp == 0xd00d &&
+			ra == 0xcccc && slot == cfa - 8,
+			"status %d sp %#lx fp %#lx ra %#lx", st, f.sp, f.fp, ra);
+
+		f = (struct sframe_frame){ .pc = 1, .sp = sp, .fp = fp };
+		r.fp.reg = 10;
+		st = sframe_step(&amd64, &sim_mem, &s, &r, &f, &ra, &slot);
+		T_CHECK(st == SFRAME_STEP_FP && f.fp == fp,
+			"FP from r10: status %d", st);
+
+		/* RA = load(FP + 8), FP unloaded (value FP + 16). */
+		f = (struct sframe_frame){ .pc = 1, .sp = sp, .fp = fp };
+		r = rule_of(6, 16, 0, 0);
+		r.ra = (struct sframe_loc){ .kind = SFRAME_LOC_REG, .reg = 6,
+					    .deref = 1, .offset = 8 };
+		r.fp = (struct sframe_loc){ .kind = SFRAME_LOC_REG, .reg = 6,
+					    .offset = 16 };
+		sim_set(&s, fp + 8, 0xbbbb);
+		st = sframe_step(&amd64, &sim_mem, &s, &r, &f, &ra, &slot);
+		T_CHECK(st == SFRAME_STEP_OK && ra == 0xbbbb &&
+			f.fp == fp + 16 && slot == fp + 8,
+			"register-based RA and FP: status %d", st);
+	}
+	t_end();
+
 	/* A loaded CFA (stack switch), below SP only where allowed. */
 	t_begin("step: loaded CFA below SP only on another stack");
 	{
