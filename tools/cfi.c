@@ -62,17 +62,27 @@
 #define CFI_MAX_STATES		16
 #define CFI_MAX_ROWS		1048576
 
-/* A register's rule, for the three registers SFrame knows. */
-enum { R_SAME, R_UNDEF, R_OFFSET, R_OTHER };
+/*
+ * A register's rule, for the three registers SFrame knows: unchanged,
+ * undefined, saved at CFA + off (R_OFFSET) or its value CFA + off
+ * (R_VAL_OFFSET), in register @reg (R_REG), saved at @reg + off (R_AT_REG,
+ * DW_CFA_expression DW_OP_bregN) or its value @reg + off (R_VAL_REG), or
+ * anything else (R_OTHER).
+ */
+enum { R_SAME, R_UNDEF, R_OFFSET, R_VAL_OFFSET, R_REG, R_AT_REG, R_VAL_REG,
+       R_OTHER };
 
 struct cfi_reg {
 	uint8_t kind;
-	int64_t off;		/* R_OFFSET: saved at CFA + off */
+	uint64_t reg;
+	int64_t off;
 };
 
+/* CFA = @cfa_reg + @cfa_off, loaded if @cfa_deref; @cfa_expr: other. */
 struct cfi_state {
-	unsigned int cfa_reg;
+	uint64_t cfa_reg;
 	int64_t cfa_off;
+	int cfa_deref;
 	int cfa_expr;
 	struct cfi_reg sp, fp, ra;
 	int mangled;
@@ -279,41 +289,132 @@ static struct cfi_reg *reg_of(const struct cfi_abi *abi, struct cfi_state *s,
 	return NULL;
 }
 
-/* The row SFrame would hold for state @s (pc offset @start). */
+#define DW_OP_deref	0x06
+#define DW_OP_breg0	0x70
+#define DW_OP_breg31	0x8f
+#define DW_OP_bregx	0x92
+
+/*
+ * The one DWARF expression shape SFrame can hold: DW_OP_bregN off (or
+ * DW_OP_bregx N off), then DW_OP_deref if @deref may be set.  Return 0
+ * with @reg, @off (and @deref) set, or -1 for anything else.
+ */
+static int breg_expr(const uint8_t *p, uint64_t len, int be, uint64_t *reg,
+		     int64_t *off, int *deref)
+{
+	struct cur c = { .p = p, .end = p + len, .be = be };
+	uint8_t op = rd(&c, 1);
+
+	if (op >= DW_OP_breg0 && op <= DW_OP_breg31)
+		*reg = op - DW_OP_breg0;
+	else if (op == DW_OP_bregx)
+		*reg = uleb(&c);
+	else
+		return -1;
+	*off = sleb(&c);
+	if (deref)
+		*deref = 0;
+	if (deref && c.p < c.end && *c.p == DW_OP_deref) {
+		c.p++;
+		*deref = 1;
+	}
+	return c.bad || c.p != c.end ? -1 : 0;
+}
+
+/* @r as a location; 0, or the reason it is none (@why_bad). */
+static int to_loc(const struct cfi_abi *abi, const struct cfi_reg *r,
+		  struct cfi_loc *l, int why_bad)
+{
+	memset(l, 0, sizeof(*l));
+	switch (r->kind) {
+	case R_SAME:
+	case R_UNDEF:		/* FP undefined: nothing to restore */
+		l->kind = CFI_LOC_SAME;
+		return 0;
+	case R_OFFSET:
+	case R_VAL_OFFSET:
+		l->kind = CFI_LOC_CFA;
+		l->deref = r->kind == R_OFFSET;
+		break;
+	case R_REG:
+	case R_AT_REG:
+	case R_VAL_REG:
+		if (r->reg > 0xffff)
+			return why_bad;
+		l->kind = CFI_LOC_REG;
+		l->reg = r->reg;
+		l->deref = r->kind == R_AT_REG;
+		break;
+	default:
+		return why_bad;
+	}
+	if (r->off != (int32_t)r->off)
+		return CFI_OFFSET;
+	l->off = r->off;
+	(void)abi;
+	return 0;
+}
+
+/*
+ * The row SFrame would hold for state @s (pc offset @start): @row->why if
+ * no version can hold it, @row->flex if only a v3 FLEX FDE can.
+ */
 static void to_row(const struct cfi_abi *abi, const struct cfi_state *s,
 		   uint32_t start, struct cfi_row *row)
 {
+	int why;
+
 	memset(row, 0, sizeof(*row));
 	row->start = start;
 	row->mangled = s->mangled;
-	if (s->cfa_expr)
+	if (s->cfa_expr || s->cfa_reg > 0xffff) {
 		row->why = CFI_CFA_EXPR;
-	else if (s->cfa_reg != abi->sp && s->cfa_reg != abi->fp)
-		row->why = CFI_CFA_REG;
-	row->cfa_fp = s->cfa_reg == abi->fp;
-	row->cfa_off = s->cfa_off;
-	if (s->ra.kind == R_OFFSET) {
-		row->ra_saved = 1;
-		row->ra_off = s->ra.off;
-	} else if (s->ra.kind != R_SAME && !row->why) {
-		row->why = CFI_RA_RULE;
+		return;
 	}
-	if (s->fp.kind == R_OFFSET) {
-		row->fp_saved = 1;
-		row->fp_off = s->fp.off;
-	} else if (s->fp.kind != R_SAME && s->fp.kind != R_UNDEF && !row->why) {
-		row->why = CFI_FP_RULE;
-	}
-	if (!row->why && (s->cfa_off != (int32_t)s->cfa_off ||
-			  s->ra.off != (int32_t)s->ra.off ||
-			  s->fp.off != (int32_t)s->fp.off))
+	if (s->cfa_off != (int32_t)s->cfa_off) {
 		row->why = CFI_OFFSET;
+		return;
+	}
+	row->cfa = (struct cfi_loc){ .kind = CFI_LOC_REG, .reg = s->cfa_reg,
+				     .deref = s->cfa_deref, .off = s->cfa_off };
+	if (s->cfa_deref)
+		row->flex = CFI_CFA_EXPR;
+	else if (s->cfa_reg != abi->sp && s->cfa_reg != abi->fp)
+		row->flex = CFI_CFA_REG;
+
+	if (s->ra.kind == R_UNDEF) {
+		row->ra.kind = CFI_LOC_UNDEF;
+	} else {
+		why = to_loc(abi, &s->ra, &row->ra, CFI_RA_RULE);
+		if (why) {
+			row->why = why;
+			return;
+		}
+	}
+	why = to_loc(abi, &s->fp, &row->fp, CFI_FP_RULE);
+	if (why) {
+		row->why = why;
+		return;
+	}
+	/* A value CFA + off, unloaded, has no FLEX encoding (it is padding). */
+	if ((row->ra.kind == CFI_LOC_CFA && !row->ra.deref) ||
+	    (row->fp.kind == CFI_LOC_CFA && !row->fp.deref)) {
+		row->why = row->ra.kind == CFI_LOC_CFA && !row->ra.deref ?
+			   CFI_RA_RULE : CFI_FP_RULE;
+		return;
+	}
 	/*
 	 * x86_64: the return address is always at CFA - 8 (the call put it
 	 * there); SFrame does not store that rule.
 	 */
-	if (abi->machine == 62 && row->ra_saved && row->ra_off == -8)
-		row->ra_saved = 0;
+	if (abi->machine == 62 && row->ra.kind == CFI_LOC_CFA &&
+	    row->ra.off == -8)
+		row->ra.kind = CFI_LOC_SAME;
+	if (!row->flex && (row->ra.kind == CFI_LOC_REG ||
+			   (abi->machine == 62 && row->ra.kind == CFI_LOC_CFA)))
+		row->flex = CFI_RA_RULE;
+	if (!row->flex && row->fp.kind == CFI_LOC_REG)
+		row->flex = CFI_FP_RULE;
 }
 
 struct prog {
@@ -328,15 +429,18 @@ struct prog {
 	uint32_t cap;
 };
 
+static int same_loc(const struct cfi_loc *a, const struct cfi_loc *b)
+{
+	return a->kind == b->kind && a->deref == b->deref && a->reg == b->reg &&
+	       a->off == b->off;
+}
+
 /* The same rule for SFrame (start aside)? */
 static int same_row(const struct cfi_row *a, const struct cfi_row *b)
 {
-	return a->why == b->why && a->cfa_fp == b->cfa_fp &&
-	       a->cfa_off == b->cfa_off && a->ra_saved == b->ra_saved &&
-	       (!a->ra_saved || a->ra_off == b->ra_off) &&
-	       a->fp_saved == b->fp_saved &&
-	       (!a->fp_saved || a->fp_off == b->fp_off) &&
-	       a->mangled == b->mangled;
+	return a->why == b->why && a->flex == b->flex &&
+	       a->mangled == b->mangled && same_loc(&a->cfa, &b->cfa) &&
+	       same_loc(&a->ra, &b->ra) && same_loc(&a->fp, &b->fp);
 }
 
 static int add_row(struct prog *pr)
@@ -463,13 +567,19 @@ offset:
 			if (reg)
 				reg->kind = op == DW_CFA_undefined ? R_UNDEF : R_SAME;
 			break;
-		case DW_CFA_register:
+		case DW_CFA_register: {
+			uint64_t to;
+
 			r = uleb(&c);
-			uleb(&c);
+			to = uleb(&c);
 			reg = reg_of(pr->abi, s, r);
-			if (reg)
-				reg->kind = R_OTHER;
+			if (reg) {
+				reg->kind = R_REG;
+				reg->reg = to;
+				reg->off = 0;
+			}
 			break;
+		}
 		case DW_CFA_remember_state:
 			if (pr->depth >= CFI_MAX_STATES) {
 				*why = "too many DW_CFA_remember_state";
@@ -488,16 +598,17 @@ offset:
 		case DW_CFA_def_cfa:
 			s->cfa_reg = uleb(&c);
 			s->cfa_off = uleb(&c);
-			s->cfa_expr = 0;
+			s->cfa_expr = s->cfa_deref = 0;
 			break;
 		case DW_CFA_def_cfa_sf:
 			s->cfa_reg = uleb(&c);
 			s->cfa_off = sleb(&c) * cie->data_align;
-			s->cfa_expr = 0;
+			s->cfa_expr = s->cfa_deref = 0;
 			break;
 		case DW_CFA_def_cfa_register:
 			s->cfa_reg = uleb(&c);
-			s->cfa_expr = 0;
+			/* As libgcc: back to register + offset. */
+			s->cfa_expr = s->cfa_deref = 0;
 			break;
 		case DW_CFA_def_cfa_offset:
 			s->cfa_off = uleb(&c);
@@ -505,39 +616,65 @@ offset:
 		case DW_CFA_def_cfa_offset_sf:
 			s->cfa_off = sleb(&c) * cie->data_align;
 			break;
-		case DW_CFA_def_cfa_expression:
+		case DW_CFA_def_cfa_expression: {
+			int64_t eoff;
+			uint64_t ereg;
+			int deref;
+
 			r = uleb(&c);
 			if (c.bad || r > (uint64_t)(c.end - c.p)) {
 				c.bad = 1;
 				break;
 			}
+			/* CFA = [load] bregN + off, AMD64's realigned frames. */
+			if (!breg_expr(c.p, r, c.be, &ereg, &eoff, &deref)) {
+				s->cfa_reg = ereg;
+				s->cfa_off = eoff;
+				s->cfa_deref = deref;
+				s->cfa_expr = 0;
+			} else {
+				s->cfa_expr = 1;
+			}
 			c.p += r;
-			s->cfa_expr = 1;
 			break;
+		}
 		case DW_CFA_expression:
-		case DW_CFA_val_expression:
+		case DW_CFA_val_expression: {
+			int64_t eoff;
+			uint64_t ereg;
+
 			r = uleb(&c);
 			delta = uleb(&c);
 			if (c.bad || delta > (uint64_t)(c.end - c.p)) {
 				c.bad = 1;
 				break;
 			}
+			reg = reg_of(pr->abi, s, r);
+			if (reg && !breg_expr(c.p, delta, c.be, &ereg, &eoff,
+					      NULL)) {
+				reg->kind = op == DW_CFA_expression ? R_AT_REG :
+								      R_VAL_REG;
+				reg->reg = ereg;
+				reg->off = eoff;
+			} else if (reg) {
+				reg->kind = R_OTHER;
+			}
 			c.p += delta;
 			delta = 0;
-			reg = reg_of(pr->abi, s, r);
-			if (reg)
-				reg->kind = R_OTHER;
 			break;
+		}
 		case DW_CFA_val_offset:
 		case DW_CFA_val_offset_sf:
 			r = uleb(&c);
 			if (op == DW_CFA_val_offset)
-				uleb(&c);
+				off = uleb(&c) * cie->data_align;
 			else
-				sleb(&c);
+				off = sleb(&c) * cie->data_align;
 			reg = reg_of(pr->abi, s, r);
-			if (reg)
-				reg->kind = R_OTHER;
+			if (reg) {
+				reg->kind = R_VAL_OFFSET;
+				reg->off = off;
+			}
 			break;
 		case DW_CFA_AARCH64_negate_ra_state:
 			if (pr->abi->machine != 183) {
@@ -582,6 +719,7 @@ const char *cfi_why_str(int why)
 		[CFI_RA_RULE] = "return address neither saved nor in its register",
 		[CFI_FP_RULE] = "frame pointer neither saved nor unchanged",
 		[CFI_OFFSET] = "offset out of range",
+		[CFI_RA_UNDEF] = "return address undefined (outermost frame)",
 	};
 
 	return why >= 0 && why < CFI_WHY_MAX ? names[why] : "?";

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <sframe/sframe.h>
 
-/* Why a row (and with it the function) cannot be SFrame. */
+/* Why a row (and with it the function) cannot be SFrame, or DEFAULT. */
 enum cfi_why {
 	CFI_OK,
 	CFI_CFA_REG,		/* CFA based on a register other than SP/FP */
@@ -24,26 +24,51 @@ enum cfi_why {
 	CFI_RA_RULE,		/* RA neither at CFA + offset nor unchanged */
 	CFI_FP_RULE,		/* FP neither at CFA + offset nor unchanged */
 	CFI_OFFSET,		/* offset too large for SFrame's data words */
+	CFI_RA_UNDEF,		/* RA undefined: the outermost frame */
 	CFI_WHY_MAX
+};
+
+/* struct cfi_loc.kind */
+enum cfi_loc_kind {
+	CFI_LOC_SAME,		/* unchanged (x86_64 RA: the fixed CFA - 8) */
+	CFI_LOC_CFA,		/* CFA + @off, loaded if @deref */
+	CFI_LOC_REG,		/* register @reg + @off, loaded if @deref */
+	CFI_LOC_UNDEF,		/* RA: undefined, the outermost frame */
+};
+
+/**
+ * struct cfi_loc - where a value is, as SFrame (v3 FLEX) describes it
+ * @kind: enum cfi_loc_kind
+ * @deref: the value is loaded from the address
+ * @reg: DWARF register number (%CFI_LOC_REG)
+ * @off: offset
+ */
+struct cfi_loc {
+	uint8_t kind;
+	uint8_t deref;
+	uint16_t reg;
+	int32_t off;
 };
 
 /**
  * struct cfi_row - one row of a function, as SFrame would hold it
  * @start: offset from the function start
- * @why: CFI_OK, or why the row cannot be expressed
- * @cfa_fp: CFA is FP + @cfa_off (else SP + @cfa_off)
- * @cfa_off: CFA offset
- * @ra_saved: RA at CFA + @ra_off (else unchanged: in LR, or x86's fixed slot)
- * @ra_off: see @ra_saved
- * @fp_saved: FP at CFA + @fp_off (else unchanged)
- * @fp_off: see @fp_saved
+ * @why: CFI_OK, or why no SFrame version can express the row
+ * @flex: CFI_OK, or why only a v3 FLEX FDE can (a DEFAULT FDE cannot):
+ *        CFA based on another register or loaded (AMD64's realigned
+ *        frames), RA or FP based on a register, x86_64 RA off its slot
  * @mangled: AArch64: RA signed (DW_CFA_AARCH64_negate_ra_state)
+ * @cfa: %CFI_LOC_REG, the base register, offset and whether it is loaded
+ * @ra: the return address: %CFI_LOC_SAME (in LR; x86_64: at CFA - 8),
+ *      %CFI_LOC_CFA (saved at CFA + off), %CFI_LOC_REG, %CFI_LOC_UNDEF
+ * @fp: the caller's frame pointer: %CFI_LOC_SAME, _CFA or _REG
  */
 struct cfi_row {
 	uint32_t start;
 	uint8_t why;
-	uint8_t cfa_fp, ra_saved, fp_saved, mangled;
-	int32_t cfa_off, ra_off, fp_off;
+	uint8_t flex;
+	uint8_t mangled;
+	struct cfi_loc cfa, ra, fp;
 };
 
 /**

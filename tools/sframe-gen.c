@@ -33,65 +33,93 @@
 #include "sframe-write.h"
 
 struct stats {
-	uint64_t fdes, fdes_inexpressible, fdes_gas, fdes_no_gas;
+	uint64_t fdes, fdes_inexpressible, fdes_gas, fdes_no_gas, fdes_flex,
+		 fdes_v1_undef;
 	uint64_t pcs, agree, differ;
-	uint64_t why[CFI_WHY_MAX];
+	uint64_t why[CFI_WHY_MAX], flex[CFI_WHY_MAX];
 };
 
 static unsigned int max_report = 10;
+
+/* A row's location as the core decodes it (see sframe_fre_rule()). */
+static void loc_rule(const struct cfi_loc *l, struct sframe_loc *r)
+{
+	memset(r, 0, sizeof(*r));
+	switch (l->kind) {
+	case CFI_LOC_CFA:
+		r->kind = SFRAME_LOC_CFA;
+		break;
+	case CFI_LOC_REG:
+		r->kind = SFRAME_LOC_REG;
+		r->reg = l->reg;
+		break;
+	case CFI_LOC_UNDEF:
+		r->kind = SFRAME_LOC_UNDEFINED;
+		return;
+	default:
+		r->kind = SFRAME_LOC_SAME;
+		return;
+	}
+	r->deref = l->deref;
+	r->offset = l->off;
+}
 
 /* The rule the core gives for a row of @abi (see sframe_fre_rule()). */
 static void row_rule(const struct cfi_abi *abi, const struct cfi_row *row,
 		     struct sframe_rule *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->cfa.kind = SFRAME_LOC_REG;
-	r->cfa.reg = row->cfa_fp ? abi->fp : abi->sp;
-	r->cfa.offset = row->cfa_off;
-	if (row->ra_saved) {
-		r->ra.kind = SFRAME_LOC_CFA;
-		r->ra.deref = 1;
-		r->ra.offset = row->ra_off;
-	} else if (abi->machine == ELF_EM_X86_64) {
+	loc_rule(&row->cfa, &r->cfa);
+	loc_rule(&row->ra, &r->ra);
+	loc_rule(&row->fp, &r->fp);
+	if (row->ra.kind == CFI_LOC_SAME && abi->machine == ELF_EM_X86_64) {
 		r->ra.kind = SFRAME_LOC_CFA;	/* the fixed slot */
 		r->ra.deref = 1;
 		r->ra.offset = -8;
-	} else {
-		r->ra.kind = SFRAME_LOC_SAME;
 	}
-	if (row->fp_saved) {
-		r->fp.kind = SFRAME_LOC_CFA;
-		r->fp.deref = 1;
-		r->fp.offset = row->fp_off;
-	} else {
-		r->fp.kind = SFRAME_LOC_SAME;
-	}
+}
+
+static int same_loc(const struct sframe_loc *a, const struct sframe_loc *b)
+{
+	if (a->kind != b->kind)
+		return 0;
+	if (a->kind == SFRAME_LOC_SAME || a->kind == SFRAME_LOC_UNDEFINED)
+		return 1;
+	return a->offset == b->offset && a->deref == b->deref &&
+	       (a->kind != SFRAME_LOC_REG || a->reg == b->reg);
 }
 
 static int same_rule(const struct sframe_rule *a, const struct sframe_rule *b,
 		     int mangled)
 {
-	return a->cfa.reg == b->cfa.reg && a->cfa.offset == b->cfa.offset &&
-	       a->cfa.deref == b->cfa.deref && a->ra.kind == b->ra.kind &&
-	       (a->ra.kind != SFRAME_LOC_CFA || a->ra.offset == b->ra.offset) &&
-	       a->fp.kind == b->fp.kind &&
-	       (a->fp.kind != SFRAME_LOC_CFA || a->fp.offset == b->fp.offset) &&
+	/* The outermost frame: nothing else is recovered. */
+	if (a->ra.kind == SFRAME_LOC_UNDEFINED)
+		return b->ra.kind == SFRAME_LOC_UNDEFINED;
+	return same_loc(&a->cfa, &b->cfa) && same_loc(&a->ra, &b->ra) &&
+	       same_loc(&a->fp, &b->fp) &&
 	       !!(b->flags & SFRAME_RULE_RA_MANGLED) == !!mangled;
 }
 
 static int loc_str(char *b, size_t n, const char *name,
 		   const struct sframe_loc *l)
 {
+	const char *ld = l->deref ? "*" : "";
+
 	if (l->kind == SFRAME_LOC_CFA)
-		return snprintf(b, n, " %s=cfa%+d", name, (int)l->offset);
+		return snprintf(b, n, " %s=%scfa%+d", name, ld, (int)l->offset);
+	if (l->kind == SFRAME_LOC_REG)
+		return snprintf(b, n, " %s=%sr%u%+d", name, ld, l->reg,
+				(int)l->offset);
 	return snprintf(b, n, " %s=%s", name,
-			l->kind == SFRAME_LOC_SAME ? "same" : "?");
+			l->kind == SFRAME_LOC_SAME ? "same" :
+			l->kind == SFRAME_LOC_UNDEFINED ? "undefined" : "?");
 }
 
 static void rule_str(char *b, size_t n, const struct sframe_rule *r,
 		     int mangled)
 {
-	int k = snprintf(b, n, "cfa=r%u%+d", r->cfa.reg, (int)r->cfa.offset);
+	int k = snprintf(b, n, "cfa=%sr%u%+d", r->cfa.deref ? "*" : "",
+			 r->cfa.reg, (int)r->cfa.offset);
 
 	k += loc_str(b + k, n - k, "ra", &r->ra);
 	k += loc_str(b + k, n - k, "fp", &r->fp);
@@ -149,7 +177,7 @@ static void compare_fde(struct elf_file *f, const struct cfi_abi *abi,
 	char what[160] = "";
 	uint32_t r = 0;
 	size_t k;
-	int have = 0;
+	int have = 0, flex = 0, undef = 0, v1 = 0;
 
 	st->fdes++;
 	for (r = 0; r < fde->nrows; r++) {
@@ -158,6 +186,9 @@ static void compare_fde(struct elf_file *f, const struct cfi_abi *abi,
 			st->why[fde->rows[r].why]++;
 			return;
 		}
+		if (fde->rows[r].flex && !flex)
+			flex = fde->rows[r].flex;
+		undef |= fde->rows[r].ra.kind == CFI_LOC_UNDEF;
 	}
 	/* Does gas have an FDE for the function? */
 	for (k = 0; k < nsecs && !have; k++) {
@@ -165,6 +196,18 @@ static void compare_fde(struct elf_file *f, const struct cfi_abi *abi,
 
 		have = !sframe_find_fde(&secs[k], fde->start, &sf) &&
 		       sf.start == fde->start;
+		v1 = have && secs[k].version == SFRAME_VERSION_1;
+	}
+	/* v1 has no outermost-frame row: gas 2.40 writes an ordinary one. */
+	if (have && undef && v1) {
+		st->fdes_v1_undef++;
+		return;
+	}
+	if (!have && flex) {
+		/* Only a v3 FLEX FDE holds it: gas 2.40 (v1) drops it. */
+		st->fdes_flex++;
+		st->flex[flex]++;
+		return;
 	}
 	if (!have) {
 		st->fdes_no_gas++;
@@ -337,10 +380,19 @@ static int compare(const char *path)
 	compare_all(&in, secs, nsecs, &st);
 	printf("%s: %s: %" PRIu64 " functions: %" PRIu64 " with SFrame in the file, %"
 	       PRIu64 " expressible but without, %" PRIu64
+	       " only in v3 (FLEX) and without, %" PRIu64
 	       " inexpressible; %" PRIu64 " of %" PRIu64 " bytes agree (%.3f%%)\n",
 	       path, in.f.secs[in.idx].name, st.fdes, st.fdes_gas,
-	       st.fdes_no_gas, st.fdes_inexpressible, st.agree, st.pcs,
-	       st.pcs ? 100.0 * st.agree / st.pcs : 100.0);
+	       st.fdes_no_gas, st.fdes_flex, st.fdes_inexpressible, st.agree,
+	       st.pcs, st.pcs ? 100.0 * st.agree / st.pcs : 100.0);
+	if (st.fdes_v1_undef)
+		printf("  outermost frame (RA undefined), which v1 cannot mark: %" PRIu64
+		       " functions (gas 2.40 writes an ordinary row)\n",
+		       st.fdes_v1_undef);
+	for (w = 1; w < CFI_WHY_MAX; w++)
+		if (st.flex[w])
+			printf("  only in v3 (FLEX): %" PRIu64 " functions: %s\n",
+			       st.flex[w], cfi_why_str(w));
 	for (w = 1; w < CFI_WHY_MAX; w++)
 		if (st.why[w])
 			printf("  inexpressible: %" PRIu64 " functions: %s\n",

@@ -25,52 +25,138 @@ static int word_size(int64_t v)
 	return 0;
 }
 
-/*
- * The data words of @r: CFA offset, then (AArch64) RA offset or 0 for
- * padding, then FP offset.  Return: the number of words, 0 if @r cannot be
- * written in @version.
- */
-static int row_words(const struct sframe_write_opts *o, const struct cfi_row *r,
-		     int64_t *w)
+/* Bytes needed for the unsigned FLEX control word @v (0: does not fit). */
+static int ctl_size(int64_t v)
 {
-	int n = 0;
+	return v <= 0xff ? 1 : v <= 0xffff ? 2 : v <= 0xffffffffLL ? 4 : 0;
+}
 
-	w[n++] = r->cfa_off;
+/* The data words of one row, and which of them are FLEX control words. */
+struct row_words {
+	int n;
+	int64_t w[6];
+	uint8_t ctl[6];
+};
+
+static void word(struct row_words *rw, int64_t v, int ctl)
+{
+	rw->ctl[rw->n] = ctl;
+	rw->w[rw->n++] = v;
+}
+
+/* A FLEX control word: base register (or the CFA) and load. */
+static int64_t flex_ctl(const struct cfi_loc *l)
+{
+	if (l->kind == CFI_LOC_CFA)
+		return (int64_t)l->deref << 1;
+	return (int64_t)l->reg << 3 | l->deref << 1 | 1;
+}
+
+/*
+ * The data words of @r in a DEFAULT FDE: CFA offset, then (AArch64) RA
+ * offset or 0 for padding, then FP offset.  Return: 0, or -1 if @r cannot
+ * be written so in @o->version.
+ */
+static int row_words_default(const struct sframe_write_opts *o,
+			     const struct cfi_row *r, struct row_words *rw)
+{
+	rw->n = 0;
+	if (r->flex)
+		return -1;
+	if (r->ra.kind == CFI_LOC_UNDEF)	/* no words (v2 errata 2) */
+		return o->version >= 2 ? 0 : -1;
+	word(rw, r->cfa.off, 0);
 	if (o->machine == 62) {
-		if (r->ra_saved)
-			return 0;	/* x86_64: only the fixed slot */
-		if (r->fp_saved)
-			w[n++] = r->fp_off;
-		return n;
-	}
-	if (r->ra_saved)
-		w[n++] = r->ra_off;
-	else if (r->fp_saved && o->version >= 2)
-		w[n++] = 0;		/* RA unsaved: padding (not in v1) */
-	else if (r->fp_saved)
+		if (r->ra.kind != CFI_LOC_SAME)
+			return -1;	/* x86_64: only the fixed slot */
+		if (r->fp.kind == CFI_LOC_CFA)
+			word(rw, r->fp.off, 0);
 		return 0;
-	if (r->fp_saved)
-		w[n++] = r->fp_off;
-	return n;
+	}
+	if (r->ra.kind == CFI_LOC_CFA)
+		word(rw, r->ra.off, 0);
+	else if (r->fp.kind == CFI_LOC_CFA && o->version >= 2)
+		word(rw, 0, 0);		/* RA unsaved: padding (not in v1) */
+	else if (r->fp.kind == CFI_LOC_CFA)
+		return -1;
+	if (r->fp.kind == CFI_LOC_CFA)
+		word(rw, r->fp.off, 0);
+	return 0;
+}
+
+/*
+ * The data words of @r in a v3 FLEX FDE: (control, offset) pairs for the
+ * CFA, the RA (a lone 0 control word: no rule, the fixed slot or LR) and
+ * the FP.
+ */
+static int row_words_flex(const struct cfi_row *r, struct row_words *rw)
+{
+	rw->n = 0;
+	if (r->ra.kind == CFI_LOC_UNDEF)
+		return 0;
+	word(rw, flex_ctl(&r->cfa), 1);
+	word(rw, r->cfa.off, 0);
+	if (r->ra.kind != CFI_LOC_SAME) {
+		word(rw, flex_ctl(&r->ra), 1);
+		word(rw, r->ra.off, 0);
+	} else if (r->fp.kind != CFI_LOC_SAME) {
+		word(rw, 0, 1);
+	}
+	if (r->fp.kind != CFI_LOC_SAME) {
+		word(rw, flex_ctl(&r->fp), 1);
+		word(rw, r->fp.off, 0);
+	}
+	return 0;
+}
+
+/* Does @f need a FLEX FDE? */
+static int needs_flex(const struct cfi_fde *f)
+{
+	uint32_t i;
+
+	for (i = 0; i < f->nrows; i++)
+		if (f->rows[i].flex)
+			return 1;
+	return 0;
+}
+
+static int row_words(const struct sframe_write_opts *o, int flex,
+		     const struct cfi_row *r, struct row_words *rw)
+{
+	return flex ? row_words_flex(r, rw) : row_words_default(o, r, rw);
+}
+
+/* The size of @rw's words: 1, 2 or 4 bytes (0: too large). */
+static int words_size(const struct row_words *rw)
+{
+	int k, sz = 1, n;
+
+	for (k = 0; k < rw->n; k++) {
+		n = rw->ctl[k] ? ctl_size(rw->w[k]) : word_size(rw->w[k]);
+		if (!n)
+			return 0;
+		if (n > sz)
+			sz = n;
+	}
+	return sz;
 }
 
 /* Can every row of @f be written? */
 static int writable(const struct sframe_write_opts *o, const struct cfi_fde *f)
 {
-	int64_t w[3];
+	int flex = needs_flex(f);
+	struct row_words rw;
 	uint32_t i;
 
-	if (!f->nrows || !f->size || f->size > UINT32_MAX || f->signal ||
-	    (o->version == 3 && f->nrows > 0xffff))
+	if (!f->nrows || !f->size || f->size > UINT32_MAX ||
+	    (f->signal && o->version < 3) ||
+	    (o->version == 3 && f->nrows > 0xffff) ||
+	    (flex && o->version < 3))
 		return 0;
 	for (i = 0; i < f->nrows; i++) {
-		int n = row_words(o, &f->rows[i], w), k;
-
-		if (f->rows[i].why || !n)
+		if (f->rows[i].why || row_words(o, flex, &f->rows[i], &rw) ||
+		    !words_size(&rw))
 			return 0;
-		for (k = 0; k < n; k++)
-			if (!word_size(w[k]))
-				return 0;
 	}
 	return 1;
 }
@@ -93,6 +179,8 @@ int sframe_write(const struct sframe_write_opts *o, const struct cfi_fde *fdes,
 	struct wbuf all = { .be = o->be };
 	const struct cfi_fde **sorted;
 	size_t i, n = 0, fdeoff, freoff;
+	unsigned int fp_reg = o->machine == 62 ? SFRAME_DWARF_AMD64_FP :
+						 SFRAME_DWARF_AARCH64_FP;
 	uint32_t nfres = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -126,8 +214,10 @@ int sframe_write(const struct sframe_write_opts *o, const struct cfi_fde *fdes,
 		int fre_type = asz == 1 ? SFRAME_FRE_TYPE_ADDR1 :
 			       asz == 2 ? SFRAME_FRE_TYPE_ADDR2 :
 					  SFRAME_FRE_TYPE_ADDR4;
-		uint8_t info = fre_type | (f->pauth_b ? 1 << 5 : 0);
+		uint8_t info = fre_type | (f->pauth_b ? 1 << 5 : 0) |
+			       (f->signal ? 1 << 7 : 0);	/* v3 only */
 		size_t fre_start = freb.len;
+		int flex = needs_flex(f);
 		uint32_t k;
 
 		/*
@@ -148,23 +238,31 @@ int sframe_write(const struct sframe_write_opts *o, const struct cfi_fde *fdes,
 		} else {
 			put(&freb, f->nrows, 2);
 			put(&freb, info, 1);
-			put(&freb, SFRAME_FDE_TYPE_DEFAULT, 1);
+			put(&freb, flex ? SFRAME_FDE_TYPE_FLEX :
+					  SFRAME_FDE_TYPE_DEFAULT, 1);
 			put(&freb, 0, 1);		/* rep_size */
 		}
 		for (k = 0; k < f->nrows; k++) {
 			const struct cfi_row *r = &f->rows[k];
-			int64_t w[3];
-			int nw = row_words(o, r, w), wsz = 1, j;
+			struct row_words rw;
+			int wsz, j;
 
-			for (j = 0; j < nw; j++)
-				if (word_size(w[j]) > wsz)
-					wsz = word_size(w[j]);
+			row_words(o, flex, r, &rw);
+			wsz = words_size(&rw);
 			put(&freb, r->start, asz);
-			put(&freb, (r->cfa_fp ? 0 : 1) | nw << 1 |
+			/* RA undefined: an info byte of exactly 0, no words. */
+			if (!rw.n) {
+				put(&freb, 0, 1);
+				nfres++;
+				continue;
+			}
+			/* FLEX: the base bit means nothing (gas writes 0). */
+			put(&freb, (!flex && r->cfa.reg != fp_reg ? 1 : 0) |
+				   rw.n << 1 |
 				   (wsz == 1 ? 0 : wsz == 2 ? 1 : 2) << 5 |
 				   (r->mangled ? 0x80 : 0), 1);
-			for (j = 0; j < nw; j++)
-				put(&freb, (uint64_t)w[j], wsz);
+			for (j = 0; j < rw.n; j++)
+				put(&freb, (uint64_t)rw.w[j], wsz);
 			nfres++;
 		}
 	}

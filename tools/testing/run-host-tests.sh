@@ -61,6 +61,20 @@ for f in $(find $FX/x86_64 $FX/aarch64 -type f \( -name prog -o -name prog-nopie
 			$H/sframe-gen-san --sframe-version $v -o $H/gen.sframe "$f"
 	done
 done
+# v3 holds every function of the hand-written CFI cases that gas 2.46
+# writes: FLEX for the realigned (DRAP) frame and the RA in a register,
+# the outermost frame, the signal frame; none left out, all equal to gas.
+for f in $FX/x86_64/fp/asm.o $FX/x86_64/nofp/asm.o $FX/x86_64/sc/asm.o \
+	 $FX/aarch64/fp/asm.o; do
+	out=$($H/sframe-gen-san --sframe-version 3 -o $H/gen.sframe "$f" 2>&1)
+	cmp=$($H/sframe-gen-san --compare "$f" 2>&1)
+	if echo "$out" | grep -q '; 0 functions left out;' &&
+	   echo "$cmp" | grep -q ' 0 only in v3 (FLEX) and without, 0 inexpressible; .*(100\.000%)'; then
+		pass "sframe-gen v3, every function of ${f#$FX/}: $(echo "$out" | sed 's/^.*: \([0-9]* functions, [0-9]* rows\).*/\1/')"
+	else
+		fail "sframe-gen v3, every function of ${f#$FX/}: $out / $cmp"
+	fi
+done
 # End to end: a program built without SFrame (clang; gcc without
 # --gsframe), its object given SFrame by sframe-gen --object (v1, what ld
 # 2.40 merges), linked by GNU ld into a PT_GNU_SFRAME program that runs;
