@@ -11,6 +11,8 @@
 #   make lint                         checkpatch, sparse, kernel-doc
 #   make check-defconfig [ARCH=...]   the arch's defconfig + our options:
 #                                     build, verify, boot, KUnit (slow)
+#   make check-gen [ARCH=...]         SFrame generated from CFI (sframe-gen)
+#                                     instead of gas: build, verify, boot, KUnit
 #   make check-configs                our objects in every Kconfig combination
 #   make bench-kernel [ARCH=...]      unwinder and user callchain benchmarks,
 #                                     -icount (twice) and TCG, one line per goal
@@ -20,7 +22,7 @@ KERNEL_ARCHES := x86_64 arm64
 HARNESS := $(dir $(lastword $(MAKEFILE_LIST)))
 
 .PHONY: kernel-deps kernel-prepare kernel kernel-all kunit qemu-test run lint \
-	check-defconfig check-configs bench-kernel
+	check-defconfig check-gen check-configs bench-kernel
 
 kernel-deps:
 	@$(HARNESS)deps.sh
@@ -47,7 +49,10 @@ lint: kernel-prepare
 	@$(HARNESS)lint.sh
 
 check-defconfig: tools
-	@$(HARNESS)check-defconfig.sh $(ARCH)
+	@$(HARNESS)check-variant.sh defconfig $(ARCH)
+
+check-gen: tools
+	@$(HARNESS)check-variant.sh gen $(ARCH)
 
 check-configs: kernel-prepare
 	@$(HARNESS)check-configs.sh

@@ -41,6 +41,20 @@ struct stats {
 
 static unsigned int max_report = 10;
 
+/*
+ * --section NAME: the name of the section --object adds.  GNU ld 2.40
+ * merges what goes into an output .sframe and reads v1 only; the kernel
+ * links vmlinux.o's generated v3 section under another name (one input:
+ * nothing to merge) and renames it afterwards.
+ */
+static const char *section_name = ".sframe";
+
+/* --quiet: no summary line on success (builds print their own). */
+static int quiet;
+
+/* --allow-none: an input without CFI is no error; nothing is written. */
+static int allow_none;
+
 /* A row's location as the core decodes it (see sframe_fre_rule()). */
 static void loc_rule(const struct cfi_loc *l, struct sframe_loc *r)
 {
@@ -296,6 +310,10 @@ static int input_read(const char *path, struct input *in)
 		eh = 0;
 	}
 	if (in->idx < 0 || !elf_sec_data(f, in->idx)) {
+		if (allow_none) {
+			input_free(in);
+			return 1;
+		}
 		printf("sframe-gen: %s: no .eh_frame or .debug_frame\n", path);
 		goto fail;
 	}
@@ -451,8 +469,9 @@ static int write_object(struct input *in, const struct sframe_written *w,
 		*why = "--object needs a 64-bit little-endian relocatable object";
 		return -1;
 	}
-	if (elf_sec_find(f, ".sframe") >= 0) {
-		*why = "the object has a .sframe section already";
+	if (elf_sec_find(f, ".sframe") >= 0 ||
+	    elf_sec_find(f, section_name) >= 0) {
+		*why = "the object has an SFrame section already";
 		return -1;
 	}
 	if (!f->symtab) {
@@ -480,8 +499,8 @@ static int write_object(struct input *in, const struct sframe_written *w,
 	sf_off = (f->size + 7) & ~7ULL;
 	rela_off = (sf_off + w->len + 7) & ~7ULL;
 	strtab_off = rela_off + 24 * n;
-	strtab_len = f->secs[shstrndx].size + sizeof(".rela.sframe");
-	name_sf = f->secs[shstrndx].size + 5;	/* ".sframe" in ".rela.sframe" */
+	strtab_len = f->secs[shstrndx].size + 5 + strlen(section_name) + 1;
+	name_sf = f->secs[shstrndx].size + 5;	/* NAME in ".relaNAME" */
 	name_rela = f->secs[shstrndx].size;
 	shoff = (strtab_off + strtab_len + 7) & ~7ULL;
 	total = shoff + 64 * (shnum + 2);
@@ -493,7 +512,8 @@ static int write_object(struct input *in, const struct sframe_written *w,
 	memcpy(o, f->map, f->size);
 	memcpy(o + sf_off, w->buf, w->len);
 	memcpy(o + strtab_off, oldstr, f->secs[shstrndx].size);
-	memcpy(o + strtab_off + name_rela, ".rela.sframe", sizeof(".rela.sframe"));
+	memcpy(o + strtab_off + name_rela, ".rela", 5);
+	memcpy(o + strtab_off + name_sf, section_name, strlen(section_name) + 1);
 	for (i = 0; i < n; i++) {
 		struct sframe_fde fde;
 		uint64_t field = SFRAME_HDR_SIZE + i * fde_size, sym = 0, nsyms;
@@ -587,8 +607,9 @@ static int generate(const char *path, int version, const char *addr_arg,
 	FILE *fp;
 	int e, rc = 1;
 
-	if (input_read(path, &in))
-		return 1;
+	e = input_read(path, &in);
+	if (e)
+		return e < 0;	/* 1: no CFI, with --allow-none */
 	o.machine = in.abi.machine;
 	o.be = in.abi.be;
 	o.abi = in.abi.machine == ELF_EM_X86_64 ? SFRAME_ABI_AMD64_ENDIAN_LITTLE :
@@ -631,6 +652,9 @@ static int generate(const char *path, int version, const char *addr_arg,
 			goto out_w;
 		}
 	}
+	rc = 0;
+	if (quiet)
+		goto out_w;
 	printf("%s: SFrame v%d at %#" PRIx64 " to %s: ", path, version, o.addr,
 	       out);
 	printf("%zu functions, %zu rows, %zu bytes (%s %" PRIu64 " bytes; ",
@@ -642,7 +666,6 @@ static int generate(const char *path, int version, const char *addr_arg,
 		printf("no .sframe of its own); ");
 	printf("%zu functions left out; ", w.left_out);
 	printf("%" PRIu64 " bytes checked against the CFI\n", st.pcs);
-	rc = 0;
 out_w:
 	free(w.buf);
 out:
@@ -655,7 +678,8 @@ static void print_usage(void)
 {
 	fprintf(stderr,
 		"usage: sframe-gen [--sframe-version 1|2|3] [--addr ADDR] -o OUT FILE\n"
-		"       sframe-gen --object [--sframe-version 1|2|3] -o OUT.o FILE.o\n"
+		"       sframe-gen --object [--sframe-version 1|2|3] [--section NAME] [--quiet]\n"
+		"                  [--allow-none] -o OUT.o FILE.o\n"
 		"       sframe-gen --compare [--max-report N] FILE...\n");
 }
 
@@ -669,6 +693,16 @@ int main(int argc, char **argv)
 			cmp = 1;
 		} else if (!strcmp(argv[i], "--object")) {
 			object = 1;
+		} else if (!strcmp(argv[i], "--quiet")) {
+			quiet = 1;
+		} else if (!strcmp(argv[i], "--allow-none")) {
+			allow_none = 1;
+		} else if (!strcmp(argv[i], "--section") && i + 1 < argc) {
+			section_name = argv[++i];
+			if (section_name[0] != '.' || strlen(section_name) > 64) {
+				print_usage();
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--max-report") && i + 1 < argc) {
 			max_report = strtoul(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--sframe-version") && i + 1 < argc) {
@@ -691,6 +725,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--max-report") ||
+		    !strcmp(argv[i], "--section") ||
 		    !strcmp(argv[i], "--sframe-version") ||
 		    !strcmp(argv[i], "--addr") || !strcmp(argv[i], "-o")) {
 			i++;

@@ -13,8 +13,13 @@
 /* ORC (arch/x86/include/asm/orc_types.h, Linux 6.1). */
 #define ORC_REG_UNDEFINED	0
 #define ORC_REG_PREV_SP		1
+#define ORC_REG_DX		2
+#define ORC_REG_DI		3
 #define ORC_REG_BP		4
 #define ORC_REG_SP		5
+#define ORC_REG_R10		6
+#define ORC_REG_R13		7
+#define ORC_REG_BP_INDIRECT	8
 #define ORC_REG_SP_INDIRECT	9
 #define ORC_TYPE_CALL		0
 #define ORC_ENTRY_SIZE		6
@@ -197,22 +202,28 @@ static void fmt_orc(const struct orc *o, char *buf, size_t n)
 		snprintf(buf + k, n - k, " %s", types[o->type]);
 }
 
+/* DWARF number + 1 of the CFA base of an ORC sp_reg (0: none). */
+static const uint8_t orc_dwarf[] = {
+	[ORC_REG_DX] = 1 + 1, [ORC_REG_DI] = 5 + 1, [ORC_REG_BP] = 6 + 1,
+	[ORC_REG_SP] = 7 + 1, [ORC_REG_R10] = 10 + 1, [ORC_REG_R13] = 13 + 1,
+	[ORC_REG_BP_INDIRECT] = 6 + 1,
+};
+
 /* Do ORC entry @o and SFrame rule @r describe the same frame? */
 static int rules_agree(const struct input *in, const struct orc *o,
 		       const struct sframe_rule *r)
 {
 	if (o->type != ORC_TYPE_CALL || (r->flags & SFRAME_RULE_OUTERMOST))
 		return 0;
-	if (o->sp_reg == ORC_REG_SP) {
-		if (r->cfa.reg != in->sec.sp_reg)
-			return 0;
-	} else if (o->sp_reg == ORC_REG_BP) {
-		if (r->cfa.reg != in->sec.fp_reg)
-			return 0;
-	} else {
-		return 0;
-	}
-	if (r->cfa.offset != o->sp_off)
+	/*
+	 * CFA: SP or BP plus an offset, or (a realigned frame, v3 FLEX) the
+	 * DRAP register (DX, DI, R10, R13) plus an offset, or loaded from
+	 * BP plus an offset.
+	 */
+	if (r->cfa.kind != SFRAME_LOC_REG || r->cfa.offset != o->sp_off ||
+	    o->sp_reg >= sizeof(orc_dwarf) || !orc_dwarf[o->sp_reg] ||
+	    r->cfa.reg != orc_dwarf[o->sp_reg] - 1 ||
+	    r->cfa.deref != (o->sp_reg == ORC_REG_BP_INDIRECT))
 		return 0;
 	if (r->ra.kind != SFRAME_LOC_CFA || !r->ra.deref || r->ra.offset != -8)
 		return 0;
@@ -220,6 +231,11 @@ static int rules_agree(const struct input *in, const struct orc *o,
 		return r->fp.kind == SFRAME_LOC_SAME;
 	if (o->bp_reg == ORC_REG_PREV_SP)
 		return r->fp.kind == SFRAME_LOC_CFA && r->fp.deref &&
+		       r->fp.offset == o->bp_off;
+	/* A realigned frame: BP saved at BP + offset. */
+	if (o->bp_reg == ORC_REG_BP)
+		return r->fp.kind == SFRAME_LOC_REG &&
+		       r->fp.reg == in->sec.fp_reg && r->fp.deref &&
 		       r->fp.offset == o->bp_off;
 	return 0;
 }

@@ -1,29 +1,38 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# make check-defconfig ARCH=x86_64|arm64: the architecture's defconfig plus
-# our options (qemu/configs/defconfig{,-ARCH}.config: unwinder, verifier in
-# fail mode, user unwinding, livepatch where the arch has it, KUnit) must
-# build, verify with 0 unknown findings, boot under QEMU with -smp 2, load
-# every module it built, and pass our KUnit suites and boot tests.
+# scripts/check-variant.sh VARIANT ARCH: a test kernel variant, built,
+# verified, booted and tested like make check's, for the slower proofs
+# that are not part of make check:
 #
-# Not part of make check (an arm64 defconfig takes about an hour on 2
-# cores).  One progress line per stage; the numbers of the run go to
-# build/results/defconfig-ARCH.numbers, the PASS/FAIL lines to
-# build/results/*-ARCH-defconfig.txt; ends with "N passed, N failed".
+#   defconfig  make check-defconfig ARCH=...: the architecture's defconfig
+#              plus our options (qemu/configs/defconfig{,-ARCH}.config:
+#              unwinder, verifier in fail mode, user unwinding, livepatch
+#              where the arch has it, KUnit); an arm64 defconfig takes about
+#              an hour on 2 cores
+#   gen        make check-gen ARCH=...: the test kernel with SFrame
+#              generated from CFI by sframe-gen (qemu/configs/gen.config,
+#              CONFIG_SFRAME_UNWIND_GEN) instead of the assembler's
+#
+# The kernel must build, verify with 0 unknown findings, boot under QEMU
+# with -smp 2, load every module it built, and pass our KUnit suites and
+# boot tests.  One progress line per stage; the numbers of the run go to
+# build/results/VARIANT-ARCH.numbers, the PASS/FAIL lines to
+# build/results/*-ARCH-VARIANT.txt; ends with "N passed, N failed".
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-A=${1:-}
-case $A in
-x86_64|arm64) ;;
-*) echo "usage: $(basename "$0") x86_64|arm64" >&2; exit 2 ;;
+V=${1:-}
+A=${2:-}
+case $V:$A in
+defconfig:x86_64|defconfig:arm64|gen:x86_64|gen:arm64) ;;
+*) echo "usage: $(basename "$0") defconfig|gen x86_64|arm64" >&2; exit 2 ;;
 esac
-export VARIANT=defconfig
+export VARIANT=$V
 . "$ROOT/scripts/common.sh"
 arch_setup "$A"
-name=$A-defconfig
-num=$RESULTS/defconfig-$A.numbers
+name=$A-$V
+num=$RESULTS/$V-$A.numbers
 rm -f "$RESULTS"/*-"$name".txt "$num"
 stages=$RESULTS/stages-$name.txt
 : >"$stages"
@@ -32,13 +41,13 @@ stage() {
 	local what=$1 t0
 	shift
 	t0=$(date +%s)
-	echo "[defconfig $A] $what ..."
+	echo "[$V $A] $what ..."
 	if "$@"; then
-		echo "[defconfig $A] $what: done in $(( $(date +%s) - t0 )) s"
-		echo "PASS: defconfig-$A: stage $what" >>"$stages"
+		echo "[$V $A] $what: done in $(( $(date +%s) - t0 )) s"
+		echo "PASS: $V-$A: stage $what" >>"$stages"
 	else
-		echo "[defconfig $A] $what: FAILED after $(( $(date +%s) - t0 )) s"
-		echo "FAIL: defconfig-$A: stage $what" >>"$stages"
+		echo "[$V $A] $what: FAILED after $(( $(date +%s) - t0 )) s"
+		echo "FAIL: $V-$A: stage $what" >>"$stages"
 		return 1
 	fi
 }
@@ -60,7 +69,7 @@ numbers() {
 		grep -h 'sframe: vmlinux: SFrame' "$LOGS/qemu-$name.log" 2>/dev/null |
 			sed 's/^\[[ 0-9.]*\] /boot: /' | tail -1
 	} >"$num"
-	sed "s/^/[defconfig $A] /" "$num"
+	sed "s/^/[$V $A] /" "$num"
 }
 
 logged() { local f=$1; shift; "$@" >"$f" 2>&1; }
