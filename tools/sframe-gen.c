@@ -597,7 +597,7 @@ fail:
 static int generate(const char *path, int version, const char *addr_arg,
 		    const char *out, int object)
 {
-	struct sframe_write_opts o = { .version = version };
+	struct sframe_write_opts o = { .version = version, .unsorted = object };
 	struct sframe_section *gas = NULL, sec;
 	struct stats st = { 0 };
 	struct sframe_written w;

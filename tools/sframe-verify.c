@@ -763,13 +763,14 @@ static void summary(const struct input *in)
 		       " B in %" PRIu64 " functions (stack-switch %" PRIu64
 		       " B [annotated %" PRIu64 "], pushf-pop %" PRIu64
 		       ", iret-to-self %" PRIu64 ", alt-pushf %" PRIu64
-		       ", unknown %" PRIu64
+		       ", drap %" PRIu64 ", unknown %" PRIu64
 		       "), ORC only %" PRIu64 " B",
 		       t->compared, pct(t->agree, t->compared), t->wrong,
 		       t->wrong_funcs, t->cls_bytes[CLS_STACK_SWITCH],
 		       t->ss_annotated, t->cls_bytes[CLS_PUSHF_POP],
 		       t->cls_bytes[CLS_IRET_TO_SELF],
-		       t->cls_bytes[CLS_ALT_PUSHF], t->cls_bytes[CLS_UNKNOWN], t->orc_only);
+		       t->cls_bytes[CLS_ALT_PUSHF], t->cls_bytes[CLS_DRAP],
+		       t->cls_bytes[CLS_UNKNOWN], t->orc_only);
 	else if (in->f.machine == ELF_EM_X86_64)
 		printf("; no ORC");
 	if (in->f.machine == ELF_EM_AARCH64)

@@ -270,7 +270,8 @@ int sframe_write(const struct sframe_write_opts *o, const struct cfi_fde *fdes,
 	/* Header, FDEs, FREs. */
 	put(&all, SFRAME_MAGIC, 2);
 	put(&all, v, 1);
-	put(&all, SFRAME_F_FDE_SORTED | (v >= 2 ? SFRAME_F_FDE_FUNC_START_PCREL : 0), 1);
+	put(&all, (o->unsorted ? 0 : SFRAME_F_FDE_SORTED) |
+		  (v >= 2 ? SFRAME_F_FDE_FUNC_START_PCREL : 0), 1);
 	put(&all, o->abi, 1);
 	put(&all, 0, 1);				/* fixed FP offset */
 	put(&all, o->machine == 62 ? (uint8_t)-8 : 0, 1);	/* fixed RA */

@@ -18,6 +18,9 @@
  * @be: big-endian target
  * @addr: the address the section will be loaded at (function starts are
  *        stored relative to it, or to their own field)
+ * @unsorted: the function starts are relocated later (an object's section:
+ *            the linker places its text sections), so the section is not
+ *            flagged %SFRAME_F_FDE_SORTED; readers sort it themselves
  */
 struct sframe_write_opts {
 	int version;
@@ -25,6 +28,7 @@ struct sframe_write_opts {
 	int abi;
 	int be;
 	uint64_t addr;
+	int unsorted;
 };
 
 /**

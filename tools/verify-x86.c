@@ -453,6 +453,10 @@ void check_orc(struct input *in)
 				c = CLS_IRET_TO_SELF;
 			else if (is_alt_pushf(in, pc, next, o, &rule))
 				c = CLS_ALT_PUSHF;
+			else if (rule.cfa.reg != in->sec.sp_reg &&
+				 rule.cfa.reg != in->sec.fp_reg &&
+				 is_drap(in, r, r->sym, r->hi))
+				c = CLS_DRAP;
 			else
 				c = CLS_UNKNOWN;
 			in->st.wrong += next - pc;
