@@ -45,6 +45,9 @@ def loc(s, fixed_ra, is_ra, flex):
     if s == "u":
         return (SAME, 0, 0, 0, 0)
     if s == "U(pad)":
+        # FLEX padding is "no rule": the fixed slot where the ABI has one
+        if is_ra and flex and fixed_ra:
+            return (CFA, 1, 0, fixed_ra, 1)
         return (SAME, 0, 0, 0, 1)
     if s == "fixed":
         return (CFA, 1, 0, fixed_ra, 0)
