@@ -5,7 +5,8 @@
 # failures, then one "N passed, N failed" line over all result files:
 #   host tests, kernel builds (x86_64, arm64), lint, KUnit and QEMU boot
 #   tests on both arches.  DEEP=1 adds KASAN kernels for both arches
-#   (KUnit and boot tests again) and FUZZ_SECONDS (300) of fuzzing.
+#   (KUnit and boot tests again), the x86_64 kernel with SFrame generated
+#   from CFI (make check-gen) and FUZZ_SECONDS (300) of fuzzing.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -56,6 +57,13 @@ if [ -n "${DEEP:-}" ]; then
 		stage "kunit-$arch-kasan" env VARIANT=kasan scripts/kunit.sh $arch
 		stage "qemu-test-$arch-kasan" env VARIANT=kasan scripts/qemu-test.sh $arch
 	done
+	# make check-gen's stages for x86_64: SFrame generated from CFI
+	# (sframe-gen, CONFIG_SFRAME_UNWIND_GEN) instead of the assembler's.
+	if stage "kernel-x86_64-gen" env VARIANT=gen scripts/build-kernel.sh x86_64; then
+		stage "sframe-verify-x86_64-gen" env VARIANT=gen scripts/verify-kernel.sh x86_64
+		stage "kunit-x86_64-gen" env VARIANT=gen scripts/kunit.sh x86_64
+		stage "qemu-test-x86_64-gen" env VARIANT=gen scripts/qemu-test.sh x86_64
+	fi
 	stage "fuzz-${FUZZ_SECONDS:-300}s" make --no-print-directory -s fuzz \
 		FUZZ_SECONDS="${FUZZ_SECONDS:-300}"
 fi
