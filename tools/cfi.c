@@ -69,8 +69,10 @@
  * DW_CFA_expression DW_OP_bregN) or its value @reg + off (R_VAL_REG), or
  * anything else (R_OTHER).
  */
-enum { R_SAME, R_UNDEF, R_OFFSET, R_VAL_OFFSET, R_REG, R_AT_REG, R_VAL_REG,
-       R_OTHER };
+enum {
+	R_SAME, R_UNDEF, R_OFFSET, R_VAL_OFFSET, R_REG, R_AT_REG, R_VAL_REG,
+	R_OTHER
+};
 
 struct cfi_reg {
 	uint8_t kind;
@@ -598,17 +600,20 @@ offset:
 		case DW_CFA_def_cfa:
 			s->cfa_reg = uleb(&c);
 			s->cfa_off = uleb(&c);
-			s->cfa_expr = s->cfa_deref = 0;
+			s->cfa_expr = 0;
+			s->cfa_deref = 0;
 			break;
 		case DW_CFA_def_cfa_sf:
 			s->cfa_reg = uleb(&c);
 			s->cfa_off = sleb(&c) * cie->data_align;
-			s->cfa_expr = s->cfa_deref = 0;
+			s->cfa_expr = 0;
+			s->cfa_deref = 0;
 			break;
 		case DW_CFA_def_cfa_register:
 			s->cfa_reg = uleb(&c);
 			/* As libgcc: back to register + offset. */
-			s->cfa_expr = s->cfa_deref = 0;
+			s->cfa_expr = 0;
+			s->cfa_deref = 0;
 			break;
 		case DW_CFA_def_cfa_offset:
 			s->cfa_off = uleb(&c);

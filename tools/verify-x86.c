@@ -223,7 +223,7 @@ static int rules_agree(const struct input *in, const struct orc *o,
 	if (r->cfa.kind != SFRAME_LOC_REG || r->cfa.offset != o->sp_off ||
 	    o->sp_reg >= sizeof(orc_dwarf) || !orc_dwarf[o->sp_reg] ||
 	    r->cfa.reg != orc_dwarf[o->sp_reg] - 1 ||
-	    r->cfa.deref != (o->sp_reg == ORC_REG_BP_INDIRECT))
+	    r->cfa.deref != !!(o->sp_reg == ORC_REG_BP_INDIRECT))
 		return 0;
 	if (r->ra.kind != SFRAME_LOC_CFA || !r->ra.deref || r->ra.offset != -8)
 		return 0;

@@ -171,10 +171,11 @@ static __always_inline int sframe_step_loc(const struct sframe_step_arch *arch,
  * (a function's entry), or below it only where @mem allows.  RA and FP are
  * the CFA, SP or FP plus an offset, loaded if the rule says so (SFrame's
  * stack slots, and the register-based rules of v3 FLEX rows such as
- * AMD64's realigned frames: CFA = load(FP - 8), FP = load(FP)); RA may
- * also be the link register of an interrupted frame, FP unchanged.  The caller's SP is CFA plus the rule's
- * adjustment.  Nothing is written to @f unless the step succeeds; the
- * walker checks RA (return hooks, text, user space) and sets the new PC.
+ * AMD64's realigned frames: CFA = load(FP - 24), FP = load(FP)); RA may
+ * also be the link register of an interrupted frame, FP unchanged.  The
+ * caller's SP is CFA plus the rule's adjustment.  Nothing is written to
+ * @f unless the step succeeds; the walker checks RA (return hooks, text,
+ * user space) and sets the new PC.
  *
  * Return: %SFRAME_STEP_OK or another enum sframe_step_status.
  */
