@@ -460,7 +460,8 @@ static int write_object(struct input *in, const struct sframe_written *w,
 					   SFRAME_V1_FDE_SIZE;
 	unsigned int rtype;
 	uint64_t shoff, shnum, shstrndx, strtab_off, strtab_len, sf_off, rela_off;
-	uint64_t i, k, n = sec->num_fdes, total, name_sf, name_rela;
+	uint64_t i, k, n = sec->num_fdes, total, name_sf, name_rela, nsyms;
+	uint64_t *secsym = NULL;
 	const uint8_t *oldstr;
 	uint8_t *o = NULL, *sh;
 	FILE *fp;
@@ -509,6 +510,20 @@ static int write_object(struct input *in, const struct sframe_written *w,
 		*why = "out of memory";
 		return -1;
 	}
+	/* Each section's symbol, found once (vmlinux.o has 10^5 symbols). */
+	secsym = calloc(f->shnum, sizeof(*secsym));
+	if (!secsym) {
+		*why = "out of memory";
+		goto fail;
+	}
+	nsyms = elf_nsyms(f, f->symtab);
+	for (i = 1; i < nsyms; i++) {
+		struct elf_sym s;
+
+		if (!elf_sym_get(f, f->symtab, i, &s) && s.type == STT_SECTION_ &&
+		    s.shndx < f->shnum && !secsym[s.shndx])
+			secsym[s.shndx] = i;
+	}
 	memcpy(o, f->map, f->size);
 	memcpy(o + sf_off, w->buf, w->len);
 	memcpy(o + strtab_off, oldstr, f->secs[shstrndx].size);
@@ -516,8 +531,7 @@ static int write_object(struct input *in, const struct sframe_written *w,
 	memcpy(o + strtab_off + name_sf, section_name, strlen(section_name) + 1);
 	for (i = 0; i < n; i++) {
 		struct sframe_fde fde;
-		uint64_t field = SFRAME_HDR_SIZE + i * fde_size, sym = 0, nsyms;
-		struct elf_sym s;
+		uint64_t field = SFRAME_HDR_SIZE + i * fde_size, sym;
 		int64_t addend;
 
 		if (sframe_get_fde(sec, i, &fde))
@@ -531,12 +545,8 @@ static int write_object(struct input *in, const struct sframe_written *w,
 		}
 		if (k == f->shnum)
 			goto bad;
-		nsyms = elf_nsyms(f, f->symtab);
-		for (sym = 0; sym < nsyms; sym++)
-			if (!elf_sym_get(f, f->symtab, sym, &s) &&
-			    s.type == STT_SECTION_ && s.shndx == k)
-				break;
-		if (sym == nsyms) {
+		sym = secsym[k];
+		if (!sym) {
 			*why = "a function's section has no section symbol";
 			goto fail;
 		}
@@ -580,11 +590,13 @@ static int write_object(struct input *in, const struct sframe_written *w,
 		*why = "cannot write the output";
 		goto fail;
 	}
+	free(secsym);
 	free(o);
 	return 0;
 bad:
 	*why = "internal error: a written function is in no section";
 fail:
+	free(secsym);
 	free(o);
 	return -1;
 }
@@ -603,6 +615,7 @@ static int generate(const char *path, int version, const char *addr_arg,
 	struct sframe_written w;
 	struct sframe_blob b;
 	struct input in;
+	uint32_t *index = NULL, nwords;
 	size_t ngas = 0;
 	FILE *fp;
 	int e, rc = 1;
@@ -626,6 +639,18 @@ static int generate(const char *path, int version, const char *addr_arg,
 	e = sframe_open(&sec, w.buf, w.len, o.addr, 0);
 	if (!e)
 		e = sframe_validate(&sec, NULL, NULL);
+	/*
+	 * An object's section is not flagged sorted: index it, or the check
+	 * below would search the FDEs linearly for every byte.
+	 */
+	if (!e && !(sec.flags & SFRAME_F_FDE_SORTED) &&
+	    !sframe_index_size(&sec, 8, &nwords)) {
+		index = calloc(nwords, sizeof(*index));
+		if (index && sframe_index_build(&sec, 8, index, nwords)) {
+			free(index);
+			index = NULL;
+		}
+	}
 	if (e) {
 		printf("sframe-gen: %s: internal error: the written section is invalid: %s\n",
 		       path, sframe_strerror(e));
@@ -667,6 +692,7 @@ static int generate(const char *path, int version, const char *addr_arg,
 	printf("%zu functions left out; ", w.left_out);
 	printf("%" PRIu64 " bytes checked against the CFI\n", st.pcs);
 out_w:
+	free(index);
 	free(w.buf);
 out:
 	free(gas);
