@@ -21,6 +21,8 @@
 
 asmlinkage void ret_from_fork(void);
 
+static const struct sframe_step_arch arm64_step_arch = SFRAME_ARCH_STEP;
+
 static void sframe_arm64_add(struct sframe_unwind_state *state,
 			     struct stack_info info)
 {
@@ -140,12 +142,7 @@ bool sframe_arch_entry_rule(struct sframe_unwind_state *state,
 	unsigned long off;
 
 	if (sframe_module_veneer(pc)) {
-		*rule = (struct sframe_rule){
-			.cfa = { .kind = SFRAME_LOC_REG, .reg = SFRAME_ARCH_SP_REG },
-			.ra.kind = SFRAME_LOC_SAME,
-			.fp.kind = SFRAME_LOC_SAME,
-			.flags = SFRAME_RULE_CFA_BASE_SP,
-		};
+		sframe_lr_entry_rule(&arm64_step_arch, rule);
 		return true;
 	}
 

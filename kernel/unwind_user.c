@@ -592,16 +592,6 @@ static int sframe_user_rule(struct sframe_user_cursor *cur,
 	return err;
 }
 
-/* arm64 PLT stubs, interrupted before any frame exists: RA in LR. */
-static void sframe_user_entry_rule(struct sframe_rule *rule)
-{
-	memset(rule, 0, sizeof(*rule));
-	rule->cfa.kind = SFRAME_LOC_REG;
-	rule->cfa.reg = SFRAME_ARCH_SP_REG;
-	rule->ra.kind = SFRAME_LOC_SAME;
-	rule->fp.kind = SFRAME_LOC_SAME;
-}
-
 /*
  * One step with the rule of the PC's section, else (no section, no FDE, or
  * SP unknown after an arm64 frame-record step) with the frame record.
@@ -616,8 +606,9 @@ static enum sframe_user_step sframe_user_step(struct sframe_user_frame *f,
 
 	*fp_used = false;
 	err = sframe_user_rule(&f->cur, lookup, &rule);
+	/* arm64 PLT stubs, interrupted before any frame exists. */
 	if (err == -SFRAME_E_NO_FDE && IS_ENABLED(CONFIG_ARM64) && exact) {
-		sframe_user_entry_rule(&rule);
+		sframe_lr_entry_rule(&sframe_user_arch, &rule);
 		err = 0;
 	}
 	if (err == 1 || err == -SFRAME_E_NO_FDE) {

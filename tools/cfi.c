@@ -324,8 +324,7 @@ static int breg_expr(const uint8_t *p, uint64_t len, int be, uint64_t *reg,
 }
 
 /* @r as a location; 0, or the reason it is none (@why_bad). */
-static int to_loc(const struct cfi_abi *abi, const struct cfi_reg *r,
-		  struct cfi_loc *l, int why_bad)
+static int to_loc(const struct cfi_reg *r, struct cfi_loc *l, int why_bad)
 {
 	memset(l, 0, sizeof(*l));
 	switch (r->kind) {
@@ -353,7 +352,6 @@ static int to_loc(const struct cfi_abi *abi, const struct cfi_reg *r,
 	if (r->off != (int32_t)r->off)
 		return CFI_OFFSET;
 	l->off = r->off;
-	(void)abi;
 	return 0;
 }
 
@@ -387,13 +385,13 @@ static void to_row(const struct cfi_abi *abi, const struct cfi_state *s,
 	if (s->ra.kind == R_UNDEF) {
 		row->ra.kind = CFI_LOC_UNDEF;
 	} else {
-		why = to_loc(abi, &s->ra, &row->ra, CFI_RA_RULE);
+		why = to_loc(&s->ra, &row->ra, CFI_RA_RULE);
 		if (why) {
 			row->why = why;
 			return;
 		}
 	}
-	why = to_loc(abi, &s->fp, &row->fp, CFI_FP_RULE);
+	why = to_loc(&s->fp, &row->fp, CFI_FP_RULE);
 	if (why) {
 		row->why = why;
 		return;

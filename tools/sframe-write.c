@@ -48,8 +48,8 @@ static void word(struct row_words *rw, int64_t v, int ctl)
 static int64_t flex_ctl(const struct cfi_loc *l)
 {
 	if (l->kind == CFI_LOC_CFA)
-		return (int64_t)l->deref << 1;
-	return (int64_t)l->reg << 3 | l->deref << 1 | 1;
+		return SFRAME_FLEX_CTRL(0, (int64_t)l->deref, 0);
+	return SFRAME_FLEX_CTRL((int64_t)l->reg, l->deref, 1);
 }
 
 /*
@@ -214,8 +214,8 @@ int sframe_write(const struct sframe_write_opts *o, const struct cfi_fde *fdes,
 		int fre_type = asz == 1 ? SFRAME_FRE_TYPE_ADDR1 :
 			       asz == 2 ? SFRAME_FRE_TYPE_ADDR2 :
 					  SFRAME_FRE_TYPE_ADDR4;
-		uint8_t info = fre_type | (f->pauth_b ? 1 << 5 : 0) |
-			       (f->signal ? 1 << 7 : 0);	/* v3 only */
+		uint8_t info = SFRAME_FUNC_INFO(fre_type, !!f->pauth_b,
+						!!f->signal);	/* signal: v3 */
 		size_t fre_start = freb.len;
 		int flex = needs_flex(f);
 		uint32_t k;
@@ -257,10 +257,12 @@ int sframe_write(const struct sframe_write_opts *o, const struct cfi_fde *fdes,
 				continue;
 			}
 			/* FLEX: the base bit means nothing (gas writes 0). */
-			put(&freb, (!flex && r->cfa.reg != fp_reg ? 1 : 0) |
-				   rw.n << 1 |
-				   (wsz == 1 ? 0 : wsz == 2 ? 1 : 2) << 5 |
-				   (r->mangled ? 0x80 : 0), 1);
+			put(&freb, SFRAME_FRE_INFO(!flex && r->cfa.reg != fp_reg,
+						   rw.n,
+						   wsz == 1 ? SFRAME_FRE_WORD_1B :
+						   wsz == 2 ? SFRAME_FRE_WORD_2B :
+							      SFRAME_FRE_WORD_4B,
+						   !!r->mangled), 1);
 			for (j = 0; j < rw.n; j++)
 				put(&freb, (uint64_t)rw.w[j], wsz);
 			nfres++;

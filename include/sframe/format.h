@@ -84,6 +84,8 @@
 #define SFRAME_FUNC_PAUTH_KEY(i)	(((i) >> 5) & 0x1)
 #define SFRAME_V3_FUNC_SIGNAL_P(i)	(((i) >> 7) & 0x1)
 #define SFRAME_V3_FUNC_FDE_TYPE(i2)	((i2) & 0x1f)
+#define SFRAME_FUNC_INFO(fre_type, pauth_b, signal)			\
+	((fre_type) | (pauth_b) << 5 | (signal) << 7)
 
 #define SFRAME_FRE_TYPE_ADDR1		0
 #define SFRAME_FRE_TYPE_ADDR2		1
@@ -100,6 +102,8 @@
 #define SFRAME_FRE_WORD_COUNT(i)	(((i) >> 1) & 0xf)
 #define SFRAME_FRE_WORD_SIZE(i)		(((i) >> 5) & 0x3)
 #define SFRAME_FRE_MANGLED_RA_P(i)	(((i) >> 7) & 0x1)
+#define SFRAME_FRE_INFO(base_sp, count, size, mangled)			\
+	((base_sp) | (count) << 1 | (size) << 5 | (mangled) << 7)
 
 #define SFRAME_FRE_WORD_1B		0
 #define SFRAME_FRE_WORD_2B		1
@@ -109,6 +113,8 @@
 #define SFRAME_FLEX_CTRL_REG_P(c)	((c) & 0x1)
 #define SFRAME_FLEX_CTRL_DEREF_P(c)	(((c) >> 1) & 0x1)
 #define SFRAME_FLEX_CTRL_REGNUM(c)	((c) >> 3)
+#define SFRAME_FLEX_CTRL(reg, deref, reg_p)				\
+	((reg) << 3 | (deref) << 1 | (reg_p))
 
 /* s390x: CFA offsets are stored as (offset - 160) / 8. */
 #define SFRAME_S390X_SP_VAL_OFFSET	(-160)

@@ -93,6 +93,27 @@ enum sframe_step_status {
 #define SFRAME_RULE_SP_LOW	0x8000	/* caller's SP only a lower bound */
 
 /**
+ * sframe_lr_entry_rule() - the rule at a function's entry on a link-register ABI
+ * @arch: the architecture (AArch64, s390x)
+ * @rule: result
+ *
+ * Nothing is on the stack yet: CFA = SP, RA in the link register, FP
+ * unchanged.  Only for an interrupted PC (the link register is known),
+ * in code that has no row of its own but runs before any frame exists:
+ * PLT stubs, the kernel's module branch veneers.
+ */
+static __always_inline void sframe_lr_entry_rule(const struct sframe_step_arch *arch,
+						 struct sframe_rule *rule)
+{
+	__builtin_memset(rule, 0, sizeof(*rule));
+	rule->cfa.kind = SFRAME_LOC_REG;
+	rule->cfa.reg = arch->sp_reg;
+	rule->ra.kind = SFRAME_LOC_SAME;
+	rule->fp.kind = SFRAME_LOC_SAME;
+	rule->flags = SFRAME_RULE_CFA_BASE_SP;
+}
+
+/**
  * sframe_fp_record_rule() - the rule of a frame found by its frame record
  * @arch: the architecture
  * @aarch64: the record lies at the bottom of the frame (AArch64)
