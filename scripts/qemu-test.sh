@@ -74,5 +74,6 @@ if grep -q '^BENCH: ' "$log"; then
 	sed -n 's/^BENCH: //p' "$log" | tee "$RESULTS/bench-kernel-$name.txt" |
 		sed "s/^/[qemu $name] /"
 fi
-tee -a "$res" <<<"$results"
+# This run's results only: an earlier run's FAIL must not linger.
+tee "$res" <<<"$results"
 ! grep -q '^FAIL' <<<"$results"
