@@ -514,7 +514,8 @@ user_unwind_bench() {
 
 # ---- Debian's perf tool on the SFrame-built workloads -----------------------
 # /usr/bin/perf (Debian's linux-perf) records /usr/test/chain-work-* (the
-# chain as a plain program: static, dynamic with libchain.so, 4 threads)
+# chain as a plain program: static, dynamic with libchain.so, 4 threads;
+# and static, built by clang with SFrame from sframe-gen --object)
 # with kernel-side callchains (perf_callchain_user() walks the user stack
 # with SFrame) and `perf script` shows every chain; /perf-chains.awk checks
 # each sample whose leaf is a chain function against the whole expected
@@ -639,7 +640,8 @@ perf_tool_tests() {
 		pt_fp=term
 		pt_fpname="perf record -e cpu-clock/call-graph=fp/"
 	fi
-	for pt_case in chain-work-static:main chain-work-dyn:main chain-work-threads:w_thread; do
+	for pt_case in chain-work-static:main chain-work-dyn:main chain-work-threads:w_thread \
+		       chain-work-clang:main; do
 		pt_b=${pt_case%%:*}
 		pt_r=${pt_case#*:}
 		if [ $pt_fp = term ] && [ "$pt_b" = chain-work-static ]; then

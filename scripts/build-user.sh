@@ -23,6 +23,8 @@
 #   chain-clang-static   the sampler built by clang -O2 -fomit-frame-pointer
 #                        (no SFrame of its own), SFrame from each object's
 #                        CFI by tools/sframe-gen --object, static
+#   chain-work-clang     chain-work-static built the same way by clang, for
+#                        Debian's perf
 # and sysroot/: the dynamic loader and the libraries the dynamic build
 # needs, at the paths the target looks for them (for the initramfs).
 # Checks that the SFrame builds have a PT_GNU_SFRAME segment and the
@@ -104,10 +106,11 @@ cmds=(
 "$CC $CFLAGS $OMIT $SFRAME -static $SEPCODE -pthread -I$ROOT/include -o sframe-hostile $SRC/hostile.c $SRC/perfring.c $ROOT/lib/sframe/sframe.c"
 "$CC $CFLAGS $OMIT $SFRAME -static -pthread -o churn $SRC/churn.c $SRC/perfring.c"
 "gen_clang chain-clang-static $SRCS $LIB"
+"gen_clang chain-work-clang $WSRCS $LIB"
 )
 outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp
       chain-work-static chain-work-dyn chain-work-threads sframe-hostile churn
-      chain-clang-static"
+      chain-clang-static chain-work-clang"
 
 # rebuilt when a command line, a source, this script, the compiler or the
 # C library changes

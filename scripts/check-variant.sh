@@ -13,6 +13,10 @@
 #   gen        make check-gen ARCH=...: the test kernel with SFrame
 #              generated from CFI by sframe-gen (qemu/configs/gen.config,
 #              CONFIG_SFRAME_UNWIND_GEN) instead of the assembler's
+#   clang      make check-clang ARCH=...: that kernel built by clang 14
+#              with LLVM=1 (clang, its integrated assembler, lld, the
+#              LLVM binutils), which write no SFrame: all of it comes
+#              from sframe-gen (qemu/configs/clang.config)
 #
 # The kernel must build, verify with 0 unknown findings, boot under QEMU
 # with -smp 2, load every module it built, and pass our KUnit suites and
@@ -25,8 +29,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 V=${1:-}
 A=${2:-}
 case $V:$A in
-defconfig:x86_64|defconfig:arm64|gen:x86_64|gen:arm64) ;;
-*) echo "usage: $(basename "$0") defconfig|gen x86_64|arm64" >&2; exit 2 ;;
+defconfig:*|gen:*|clang:*) ;;
+*) echo "usage: $(basename "$0") defconfig|gen|clang x86_64|arm64" >&2; exit 2 ;;
 esac
 export VARIANT=$V
 . "$ROOT/scripts/common.sh"

@@ -2,7 +2,8 @@
 #
 # Shared settings for the kernel harness scripts (sourced, not run).
 # arch_setup ARCH sets: KARCH, OUT (build dir), IMAGE, KMAKE (make command).
-# VARIANT=name builds in build/kbuild-ARCH-name with qemu/configs/name.config.
+# VARIANT=name builds in build/kbuild-ARCH-name with qemu/configs/name.config;
+# VARIANT=clang builds with LLVM=1 (clang, lld, LLVM binutils).
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KSRC=${KDIR:-$ROOT/build/linux}
@@ -23,9 +24,16 @@ arch_setup() {
 	*)	echo "usage: $(basename "$0") x86_64|arm64" >&2; exit 2 ;;
 	esac
 	OUT=$ROOT/build/kbuild-$1${VARIANT:+-$VARIANT}
-	KMAKE=(make -C "$KSRC" O="$OUT" ARCH="$KARCH" -j2
-	       HOSTCC="ccache gcc" CC="ccache ${cross}gcc")
-	[ -z "$cross" ] || KMAKE+=(CROSS_COMPILE="$cross")
+	if [ "${VARIANT:-}" = clang ]; then
+		# LLVM=1: clang, its integrated assembler, lld and the LLVM
+		# binutils; the target comes from ARCH (scripts/Makefile.clang)
+		KMAKE=(make -C "$KSRC" O="$OUT" ARCH="$KARCH" -j2 LLVM=1
+		       HOSTCC="ccache clang" CC="ccache clang")
+	else
+		KMAKE=(make -C "$KSRC" O="$OUT" ARCH="$KARCH" -j2
+		       HOSTCC="ccache gcc" CC="ccache ${cross}gcc")
+		[ -z "$cross" ] || KMAKE+=(CROSS_COMPILE="$cross")
+	fi
 	mkdir -p "$LOGS" "$RESULTS"
 }
 

@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Install what the kernel harness needs (idempotent): kernel sources,
-# compilers, QEMU, busybox for both arches, lint tools, the C libraries
-# of both arches for the user-space tests (scripts/build-user.sh), and the
-# real tools the kernel's livepatch selftests need in the initramfs
-# (scripts/initramfs.sh): the host's for x86_64, Debian's arm64 packages
-# unpacked into build/klp-tools-arm64/; and Debian's perf tool (linux-perf)
-# for the perf tests: the host's /usr/bin/perf for x86_64, linux-perf:arm64
-# and every arm64 library it needs unpacked into build/perf-arm64/.
+# compilers (gcc; clang, lld and LLVM for VARIANT=clang), QEMU, busybox
+# for both arches, lint tools, the C libraries of both arches for the
+# user-space tests (scripts/build-user.sh), and the real tools the
+# kernel's livepatch selftests need in the initramfs (scripts/initramfs.sh):
+# the host's for x86_64, Debian's arm64 packages unpacked into
+# build/klp-tools-arm64/; and Debian's perf tool (linux-perf) for the perf
+# tests: the host's /usr/bin/perf for x86_64, linux-perf:arm64 and every
+# arm64 library it needs unpacked into build/perf-arm64/.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,7 +26,7 @@ KLP_PKGS=(bash-static kmod coreutils diffutils procps util-linux
 PKGS="linux-source-6.1 gcc gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
       make qemu-system-x86 qemu-system-arm busybox-static sparse ccache flex
       bison libelf-dev bc cpio kmod libssl-dev xz-utils python3 perl
-      libc6-dev libc6-dev-arm64-cross linux-perf ${KLP_PKGS[*]}"
+      libc6-dev libc6-dev-arm64-cross linux-perf clang lld llvm ${KLP_PKGS[*]}"
 
 missing=
 for p in $PKGS; do

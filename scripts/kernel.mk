@@ -13,6 +13,7 @@
 #                                     build, verify, boot, KUnit (slow)
 #   make check-gen [ARCH=...]         SFrame generated from CFI (sframe-gen)
 #                                     instead of gas: build, verify, boot, KUnit
+#   make check-clang [ARCH=...]       the same kernel built by clang (LLVM=1)
 #   make check-configs                our objects in every Kconfig combination
 #   make bench-kernel [ARCH=...]      unwinder and user callchain benchmarks,
 #                                     -icount (twice) and TCG, one line per goal
@@ -22,7 +23,7 @@ KERNEL_ARCHES := x86_64 arm64
 HARNESS := $(dir $(lastword $(MAKEFILE_LIST)))
 
 .PHONY: kernel-deps kernel-prepare kernel kernel-all kunit qemu-test run lint \
-	check-defconfig check-gen check-configs bench-kernel
+	check-defconfig check-gen check-clang check-configs bench-kernel
 
 kernel-deps:
 	@$(HARNESS)deps.sh
@@ -53,6 +54,9 @@ check-defconfig: tools
 
 check-gen: tools
 	@$(HARNESS)check-variant.sh gen $(ARCH)
+
+check-clang: tools
+	@$(HARNESS)check-variant.sh clang $(ARCH)
 
 check-configs: kernel-prepare
 	@$(HARNESS)check-configs.sh

@@ -62,6 +62,7 @@ const char * const cls_names[CLS_MAX] = {
 	[CLS_PUSHF_POP] = "pushf-pop",
 	[CLS_IRET_TO_SELF] = "iret-to-self",
 	[CLS_ALT_PUSHF] = "alt-pushf",
+	[CLS_LATE_PUSH] = "late-push",
 	[CLS_FTRACE_NOP] = "ftrace-nop",
 	[CLS_DRAP] = "drap",
 	[CLS_FDE_MISMATCH] = "fde-mismatch",
@@ -758,20 +759,27 @@ static void summary(const struct input *in)
 	       " B, exceptions %" PRIu64 " B, unknown %" PRIu64 " B",
 	       prog, in->path, in->arch, t->text, in->nregs,
 	       pct(t->sframe, t->text), t->annot, t->exc, t->unknown);
-	if (t->has_orc)
-		printf("; ORC: %" PRIu64 " B compared, agree %.3f%%, wrong %" PRIu64
-		       " B in %" PRIu64 " functions (stack-switch %" PRIu64
+	if (t->has_orc) {
+		printf("; ORC: %" PRIu64 " B compared, agree %.3f%%",
+		       t->compared, pct(t->agree, t->compared));
+		/* clang's late .cfi_offset (verify-x86.c is_bp_unchanged()) */
+		if (t->bp_unchanged)
+			printf(" (BP saved, unchanged, not in the CFI yet: %" PRIu64 " B)",
+			       t->bp_unchanged);
+		printf(", wrong %" PRIu64 " B in %" PRIu64
+		       " functions (stack-switch %" PRIu64
 		       " B [annotated %" PRIu64 "], pushf-pop %" PRIu64
 		       ", iret-to-self %" PRIu64 ", alt-pushf %" PRIu64
-		       ", drap %" PRIu64 ", unknown %" PRIu64
-		       "), ORC only %" PRIu64 " B",
-		       t->compared, pct(t->agree, t->compared), t->wrong,
-		       t->wrong_funcs, t->cls_bytes[CLS_STACK_SWITCH],
+		       ", late-push %" PRIu64 ", drap %" PRIu64
+		       ", unknown %" PRIu64 "), ORC only %" PRIu64 " B",
+		       t->wrong, t->wrong_funcs, t->cls_bytes[CLS_STACK_SWITCH],
 		       t->ss_annotated, t->cls_bytes[CLS_PUSHF_POP],
 		       t->cls_bytes[CLS_IRET_TO_SELF],
-		       t->cls_bytes[CLS_ALT_PUSHF], t->cls_bytes[CLS_DRAP],
-		       t->cls_bytes[CLS_UNKNOWN], t->orc_only);
-	else if (in->f.machine == ELF_EM_X86_64)
+		       t->cls_bytes[CLS_ALT_PUSHF], t->cls_bytes[CLS_LATE_PUSH],
+		       t->cls_bytes[CLS_DRAP], t->cls_bytes[CLS_UNKNOWN],
+		       t->orc_only);
+	}
+	if (!t->has_orc && in->f.machine == ELF_EM_X86_64)
 		printf("; no ORC");
 	if (in->f.machine == ELF_EM_AARCH64)
 		printf("; FDEs %" PRIu64 ": fde-mismatch %" PRIu64

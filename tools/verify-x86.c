@@ -272,6 +272,102 @@ static unsigned int x86_pop_len(const uint8_t *b, uint64_t n)
 }
 
 /*
+ * Length of the prologue instruction at @b (at most @n bytes) if it writes
+ * no general register but SP (push of a register, sub of an immediate
+ * from SP), else 0.
+ */
+static unsigned int x86_prologue_len(const uint8_t *b, uint64_t n)
+{
+	unsigned int k = n && b[0] == 0x41;		/* REX.B: r8-r15 */
+
+	if (k < n && b[k] >= 0x50 && b[k] <= 0x57)	/* push reg */
+		return k + 1;
+	if (n >= 4 && b[0] == 0x48 && b[1] == 0x83 && b[2] == 0xec)
+		return 4;				/* sub $imm8,%rsp */
+	if (n >= 7 && b[0] == 0x48 && b[1] == 0x81 && b[2] == 0xec)
+		return 7;				/* sub $imm32,%rsp */
+	return 0;
+}
+
+/*
+ * clang describes the registers a prologue saves (.cfi_offset) after the
+ * whole prologue, not after each push as GCC does: until then its CFI, and
+ * the SFrame made from it, has BP unchanged where ORC has it saved at
+ * CFA - 16 by the "push %rbp" before ORC entry @oi's run of "BP saved"
+ * entries.  Both give the same BP as long as nothing wrote BP since that
+ * push: every instruction from it to the end of [@lo, @hi) is one of
+ * x86_prologue_len()'s, @lo is on an instruction boundary, and the CFA and
+ * RA rules agree.  (Shrink-wrapped functions run other code before the
+ * push: it does not matter, ORC tells what the push saved.)
+ */
+static int is_bp_unchanged(const struct input *in, const struct region *r,
+			   uint64_t lo, uint64_t hi, size_t oi,
+			   const struct sframe_rule *rule)
+{
+	const struct orc *o = &in->orc[oi], *p;
+	struct sframe_rule saved = *rule;
+	uint64_t start, n, i = 0;
+	unsigned int len;
+	const uint8_t *b;
+
+	if (o->bp_reg != ORC_REG_PREV_SP || rule->fp.kind != SFRAME_LOC_SAME)
+		return 0;
+	saved.fp.kind = SFRAME_LOC_CFA;
+	saved.fp.deref = 1;
+	saved.fp.offset = o->bp_off;
+	if (!rules_agree(in, o, &saved))
+		return 0;
+	/* the first entry of the run: right after the push */
+	for (; oi > 0; oi--) {
+		p = &in->orc[oi - 1];
+		if (p->ip < r->sym || !orc_defined(p) ||
+		    p->bp_reg != ORC_REG_PREV_SP || p->bp_off != o->bp_off)
+			break;
+	}
+	start = in->orc[oi].ip;
+	if (start <= r->sym || start > lo || hi - start > 64)
+		return 0;
+	n = hi - start;
+	b = text_bytes(in, start - 1, n + 1);
+	if (!b || b[0] != 0x55)				/* push %rbp */
+		return 0;
+	for (b++; start + i < lo; i += len) {
+		len = x86_prologue_len(b + i, n - i);
+		if (!len)
+			return 0;
+	}
+	if (start + i != lo)
+		return 0;
+	for (; start + i < hi; i += len) {
+		len = x86_prologue_len(b + i, n - i);
+		if (!len)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * clang's CFI of an argument pushed for a call can take effect one
+ * instruction late (the compiler moved an instruction between the push
+ * and its .cfi_adjust_cfa_offset: "push %rbx; mov %r10,%rbx; push ..."),
+ * so SFrame's CFA is 8 short on the instruction after a push of a
+ * register.  Recognised by that push's bytes right before @lo and a range
+ * of at most one instruction.
+ */
+static int is_late_push(const struct input *in, uint64_t lo, uint64_t hi,
+			const struct orc *o, const struct sframe_rule *r)
+{
+	const uint8_t *b;
+
+	if (hi - lo > 15 || lo < 2 || o->type != ORC_TYPE_CALL ||
+	    o->sp_reg != ORC_REG_SP || r->cfa.reg != in->sec.sp_reg ||
+	    r->cfa.offset != o->sp_off - 8)
+		return 0;
+	b = text_bytes(in, lo - 2, 2);
+	return b && b[1] >= 0x50 && b[1] <= 0x57;
+}
+
+/*
  * `pushf; pop reg` or `pushf; pop mem` (native_save_fl(), local_irq_save()):
  * the pop runs with the flags on the stack, which GCC's CFI cannot see, so
  * SFrame's CFA is 8 bytes short on exactly that instruction.
@@ -445,6 +541,12 @@ void check_orc(struct input *in)
 				pc = next;
 				continue;
 			}
+			if (is_bp_unchanged(in, r, pc, next, oi - 1, &rule)) {
+				in->st.agree += next - pc;
+				in->st.bp_unchanged += next - pc;
+				pc = next;
+				continue;
+			}
 			if (o->sp_reg == ORC_REG_SP_INDIRECT)
 				c = CLS_STACK_SWITCH;
 			else if (is_pushf_pop(in, pc, next, o, &rule))
@@ -453,6 +555,8 @@ void check_orc(struct input *in)
 				c = CLS_IRET_TO_SELF;
 			else if (is_alt_pushf(in, pc, next, o, &rule))
 				c = CLS_ALT_PUSHF;
+			else if (is_late_push(in, pc, next, o, &rule))
+				c = CLS_LATE_PUSH;
 			else if (rule.cfa.reg != in->sec.sp_reg &&
 				 rule.cfa.reg != in->sec.fp_reg &&
 				 is_drap(in, r, r->sym, r->hi))

@@ -29,6 +29,7 @@ enum cls {
 	CLS_PUSHF_POP,
 	CLS_IRET_TO_SELF,
 	CLS_ALT_PUSHF,
+	CLS_LATE_PUSH,
 	CLS_FTRACE_NOP,
 	CLS_DRAP,
 	CLS_FDE_MISMATCH,
@@ -91,7 +92,7 @@ struct annot {
 
 struct stats {
 	uint64_t text, sframe, annot, exc, unknown;
-	uint64_t compared, agree, orc_only, wrong, wrong_funcs;
+	uint64_t compared, agree, bp_unchanged, orc_only, wrong, wrong_funcs;
 	uint64_t cls_bytes[CLS_MAX], ss_annotated, wrong_unknown;
 	uint64_t fdes, fde_bad, fde_orphan, frame_bad, arm_unknown;
 	uint64_t nfix, fix_free, fix_total, fix_written;

@@ -52,6 +52,27 @@ expect "DRAP: uncovered (ORC only), class drap" 1 'uncovered: drap\+0x0\.\..*dra
 expect "plain wrong CFI: class unknown" 1 'wrong: wrong_cfi\+0x1\.\.0x[0-9a-f]+ .*: unknown: ORC CFA=sp\+16.*SFrame CFA=sp\+24' $V $T/asm.o
 expect "--policy warn: exit 0 with unknown findings" 0 'pushf_pop.*unknown' $V --policy warn $T/c.o
 
+# clang's CFI (x86-clang.S)
+if gcc -D__ASSEMBLY__ -Wa,--gsframe -c $SRC/x86-clang.S -o $T/clang.o &&
+   "$OBJTOOL" --orc $T/clang.o; then
+	expect "clang: prologue saves described late, BP unchanged: agree (5 B)" 1 \
+		'agree [0-9.]+% \(BP saved, unchanged, not in the CFI yet: 5 B\)' $V $T/clang.o
+	if $V $T/clang.o 2>&1 | grep -q 'wrong: late_save+'; then
+		fail "clang: late_save has no finding"
+	else
+		pass "clang: late_save has no finding"
+	fi
+	expect "clang: BP written before its save is described: unknown" 1 \
+		'wrong: late_save_bad\+0x1\.\.0x4 \(3 bytes\): unknown: ORC CFA=sp\+16 FP=\*\(CFA-16\), SFrame CFA=sp\+16 RA=\*\(CFA-8\) FP=same' \
+		$V $T/clang.o
+	expect "clang: argument push described one instruction late: class late-push" 1 \
+		'wrong: late_push\+0x2\.\.0x5 \(3 bytes\): late-push: ORC CFA=sp\+24.*SFrame CFA=sp\+16' $V $T/clang.o
+	expect "clang: late-push accepted by scripts/sframe-verify-exceptions, late_save_bad not" 1 \
+		'late-push 3, drap 0, unknown 3\)' $V --exceptions scripts/sframe-verify-exceptions $T/clang.o
+else
+	fail "sframe-verify ORC tests: x86-clang.S builds and objtool --orc runs"
+fi
+
 cat >$T/exc <<'EOT'
 x86_64 missing class:drap DRAP (test)
 x86_64 wrong class:pushf-pop pushf; pop (test)
