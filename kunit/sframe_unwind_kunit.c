@@ -592,7 +592,7 @@ static void sfu_test_fgraph(struct kunit *test)
 {
 	void *const hooked[] = { sframe_park_leaf, sframe_park_fn3, sframe_park_fn2 };
 	struct sframe_unwind_state st;
-	struct sfu_trace t, ref = { };
+	struct sfu_trace *t, *ref;
 	struct task_struct *task;
 	struct kretprobe *rp;
 	unsigned int i, tramps;
@@ -601,8 +601,13 @@ static void sfu_test_fgraph(struct kunit *test)
 
 	rp = kunit_kzalloc(test, sizeof(*rp), GFP_KERNEL);
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	/* two traces: more than a frame should hold (clang's 2 KB limit) */
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	ref = kunit_kzalloc(test, sizeof(*ref), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, rp);
 	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_NOT_NULL(test, ref);
 	for (i = 0; i < ARRAY_SIZE(hooked); i++) {
 		unsigned long start, size;
 
@@ -624,8 +629,8 @@ static void sfu_test_fgraph(struct kunit *test)
 
 	task = sfu_park(test, c);
 	tramps = sfu_count_trampolines(task);
-	ret = sfu_walk_task(task, &t, &st);
-	sfu_print(test, "parked kthread, fgraph on leaf..func2, kretprobe on func1", &t);
+	ret = sfu_walk_task(task, t, &st);
+	sfu_print(test, "parked kthread, fgraph on leaf..func2, kretprobe on func1", t);
 	kunit_info(test, "%d graph hooks taken, %u trampoline addresses on the stack\n",
 		   atomic_read(&sfu_graph_hooked), tramps);
 	/* leaf, func3 and func2 hooked by fgraph, func1 by the kretprobe */
@@ -633,24 +638,24 @@ static void sfu_test_fgraph(struct kunit *test)
 	KUNIT_EXPECT_GE(test, tramps, 3U);
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "walk unreliable: %s",
 			    sframe_unwind_strerror(st.error));
-	at = sfu_find_chain(&t, 0, sframe_park_chain, ARRAY_SIZE(sframe_park_chain));
+	at = sfu_find_chain(t, 0, sframe_park_chain, ARRAY_SIZE(sframe_park_chain));
 	KUNIT_EXPECT_GE_MSG(test, at, 0, "original return addresses not reported");
 	if (at >= 0) {
 		void *const rest[] = { sframe_park_thread };
 
-		KUNIT_EXPECT_EQ(test, sfu_find_chain(&t, at + 4, rest, 1), at + 4);
+		KUNIT_EXPECT_EQ(test, sfu_find_chain(t, at + 4, rest, 1), at + 4);
 	}
-	for (i = 0; i < t.n; i++)
-		KUNIT_EXPECT_FALSE_MSG(test, t.e[i] == (unsigned long)return_to_handler ||
-				       is_kretprobe_trampoline(t.e[i]),
+	for (i = 0; i < t->n; i++)
+		KUNIT_EXPECT_FALSE_MSG(test, t->e[i] == (unsigned long)return_to_handler ||
+				       is_kretprobe_trampoline(t->e[i]),
 				       "trampoline reported at #%u", i);
 #ifdef CONFIG_X86_64
-	KUNIT_EXPECT_EQ(test, arch_stack_walk_reliable_orc(sfu_store, &ref, task), 0);
+	KUNIT_EXPECT_EQ(test, arch_stack_walk_reliable_orc(sfu_store, ref, task), 0);
 #else
-	arch_stack_walk_fp(sfu_store, &ref, task, NULL);
+	arch_stack_walk_fp(sfu_store, ref, task, NULL);
 #endif
-	KUNIT_EXPECT_EQ(test, t.n, ref.n);
-	KUNIT_EXPECT_EQ(test, memcmp(t.e, ref.e, sizeof(long) * min(t.n, ref.n)), 0);
+	KUNIT_EXPECT_EQ(test, t->n, ref->n);
+	KUNIT_EXPECT_EQ(test, memcmp(t->e, ref->e, sizeof(long) * min(t->n, ref->n)), 0);
 
 	sframe_park_stop(c, task);
 	unregister_kretprobe(rp);
