@@ -44,6 +44,15 @@ static int sfk_sleep_result, sfk_spin_result;
 static DEFINE_MUTEX(sfk_lock);
 static struct dentry *sfk_dir;
 
+/*
+ * What the old functions return, read with READ_ONCE(): a constant return
+ * value would let the compiler store it in the caller without using the
+ * call's result (clang's interprocedural constant propagation does, even
+ * for exported noinline functions), and the replacement's value would
+ * never be seen.
+ */
+static int sfk_old_result = 1;
+
 /**
  * sfk_sleep_func() - sleep until released (the "sleep" file)
  *
@@ -54,7 +63,7 @@ static struct dentry *sfk_dir;
 noinline int sfk_sleep_func(void)
 {
 	wait_event_interruptible(sfk_wq, READ_ONCE(sfk_sleep_release));
-	return 1;
+	return READ_ONCE(sfk_old_result);
 }
 EXPORT_SYMBOL_GPL(sfk_sleep_func);
 
@@ -81,7 +90,7 @@ EXPORT_SYMBOL_GPL(sfk_spin_inner);
 noinline int sfk_spin_outer(void)
 {
 	sfk_spin_inner();
-	return 1;
+	return READ_ONCE(sfk_old_result);
 }
 EXPORT_SYMBOL_GPL(sfk_spin_outer);
 

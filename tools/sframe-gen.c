@@ -420,23 +420,13 @@ static int compare(const char *path)
 	return 0;
 }
 
-/* Little-endian stores into a buffer. */
-static void st(uint8_t *p, uint64_t v, int n)
+/* Stores into a buffer in @f's byte order. */
+static void st(const struct elf_file *f, uint8_t *p, uint64_t v, int n)
 {
 	int i;
 
 	for (i = 0; i < n; i++)
-		p[i] = v >> (8 * i);
-}
-
-static uint64_t ld_le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
+		p[f->be ? n - 1 - i : i] = v >> (8 * i);
 }
 
 #define SHT_RELA_		4
@@ -466,8 +456,8 @@ static int write_object(struct input *in, const struct sframe_written *w,
 	uint8_t *o = NULL, *sh;
 	FILE *fp;
 
-	if (f->type != ELF_ET_REL || !f->is64 || f->be) {
-		*why = "--object needs a 64-bit little-endian relocatable object";
+	if (f->type != ELF_ET_REL || !f->is64) {
+		*why = "--object needs a 64-bit relocatable object";
 		return -1;
 	}
 	if (elf_sec_find(f, ".sframe") >= 0 ||
@@ -483,11 +473,11 @@ static int write_object(struct input *in, const struct sframe_written *w,
 		rtype = sec->version == 3 ? 24 : 2;	/* R_X86_64_PC64 / PC32 */
 	else
 		rtype = sec->version == 3 ? 260 : 261;	/* R_AARCH64_PREL64 / 32 */
-	shoff = ld_le(f->map + 0x28, 8);
-	shnum = ld_le(f->map + 0x3c, 2);
-	shstrndx = ld_le(f->map + 0x3e, 2);
+	shoff = elf_get(f, f->map + 0x28, 8);
+	shnum = elf_get(f, f->map + 0x3c, 2);
+	shstrndx = elf_get(f, f->map + 0x3e, 2);
 	if (shnum != f->shnum || !shnum || shstrndx >= shnum ||
-	    ld_le(f->map + 0x3a, 2) != 64) {
+	    elf_get(f, f->map + 0x3a, 2) != 64) {
 		*why = "unusual section header table";
 		return -1;
 	}
@@ -556,35 +546,35 @@ static int write_object(struct input *in, const struct sframe_written *w,
 		 * section when it merges the objects' sections.
 		 */
 		addend = fde.start - f->secs[k].vaddr;
-		st(o + rela_off + 24 * i, field, 8);
-		st(o + rela_off + 24 * i + 8, sym << 32 | rtype, 8);
-		st(o + rela_off + 24 * i + 16, (uint64_t)addend, 8);
-		st(o + sf_off + field, 0, sec->version == 3 ? 8 : 4);
+		st(f, o + rela_off + 24 * i, field, 8);
+		st(f, o + rela_off + 24 * i + 8, sym << 32 | rtype, 8);
+		st(f, o + rela_off + 24 * i + 16, (uint64_t)addend, 8);
+		st(f, o + sf_off + field, 0, sec->version == 3 ? 8 : 4);
 	}
 	/* headers: the old ones, the names moved, and the two new ones */
-	memcpy(o + shoff, f->map + ld_le(f->map + 0x28, 8), 64 * shnum);
+	memcpy(o + shoff, f->map + elf_get(f, f->map + 0x28, 8), 64 * shnum);
 	sh = o + shoff + 64 * shstrndx;
-	st(sh + 24, strtab_off, 8);
-	st(sh + 32, strtab_len, 8);
+	st(f, sh + 24, strtab_off, 8);
+	st(f, sh + 32, strtab_len, 8);
 	sh = o + shoff + 64 * shnum;		/* .sframe */
-	st(sh, name_sf, 4);
-	st(sh + 4, SHT_GNU_SFRAME_, 4);
-	st(sh + 8, ELF_SHF_ALLOC, 8);
-	st(sh + 24, sf_off, 8);
-	st(sh + 32, w->len, 8);
-	st(sh + 48, 8, 8);
+	st(f, sh, name_sf, 4);
+	st(f, sh + 4, SHT_GNU_SFRAME_, 4);
+	st(f, sh + 8, ELF_SHF_ALLOC, 8);
+	st(f, sh + 24, sf_off, 8);
+	st(f, sh + 32, w->len, 8);
+	st(f, sh + 48, 8, 8);
 	sh += 64;				/* .rela.sframe */
-	st(sh, name_rela, 4);
-	st(sh + 4, SHT_RELA_, 4);
-	st(sh + 8, SHF_INFO_LINK_, 8);
-	st(sh + 24, rela_off, 8);
-	st(sh + 32, 24 * n, 8);
-	st(sh + 40, f->symtab, 4);
-	st(sh + 44, shnum, 4);
-	st(sh + 48, 8, 8);
-	st(sh + 56, 24, 8);
-	st(o + 0x28, shoff, 8);
-	st(o + 0x3c, shnum + 2, 2);
+	st(f, sh, name_rela, 4);
+	st(f, sh + 4, SHT_RELA_, 4);
+	st(f, sh + 8, SHF_INFO_LINK_, 8);
+	st(f, sh + 24, rela_off, 8);
+	st(f, sh + 32, 24 * n, 8);
+	st(f, sh + 40, f->symtab, 4);
+	st(f, sh + 44, shnum, 4);
+	st(f, sh + 48, 8, 8);
+	st(f, sh + 56, 24, 8);
+	st(f, o + 0x28, shoff, 8);
+	st(f, o + 0x3c, shnum + 2, 2);
 	fp = fopen(out, "wb");
 	if (!fp || fwrite(o, 1, total, fp) != total || fclose(fp)) {
 		*why = "cannot write the output";

@@ -68,6 +68,7 @@ const char * const cls_names[CLS_MAX] = {
 	[CLS_FDE_MISMATCH] = "fde-mismatch",
 	[CLS_ORPHAN_FDE] = "orphan-fde",
 	[CLS_FRAME_RECORD] = "frame-record",
+	[CLS_STALE_RULE] = "stale-rule",
 };
 
 /**
@@ -784,8 +785,9 @@ static void summary(const struct input *in)
 	if (in->f.machine == ELF_EM_AARCH64)
 		printf("; FDEs %" PRIu64 ": fde-mismatch %" PRIu64
 		       ", orphan %" PRIu64 ", frame-record %" PRIu64
-		       " rows, unknown %" PRIu64, t->fdes, t->fde_bad,
-		       t->fde_orphan, t->frame_bad, t->arm_unknown);
+		       " rows, stale-rule %" PRIu64 " rows, unknown %" PRIu64,
+		       t->fdes, t->fde_bad, t->fde_orphan, t->frame_bad,
+		       t->stale_bad, t->arm_unknown);
 	if (!t->has_annot)
 		printf("; no .sframe_annot");
 	if (t->has_fixarea)

@@ -53,6 +53,143 @@ static int fde_matches_symbol(const struct input *in, uint64_t lo, uint64_t hi)
 	return 0;
 }
 
+/* a64_writes() bits: the registers a row's rule may depend on */
+#define A64_W_SP	1u
+#define A64_W_FP	2u	/* x29 */
+#define A64_W_LR	4u	/* x30 */
+
+static unsigned int a64_reg(unsigned int r, int sp)
+{
+	if (r == 31)
+		return sp ? A64_W_SP : 0;	/* SP, or XZR */
+	return r == 29 ? A64_W_FP : r == 30 ? A64_W_LR : 0;
+}
+
+/*
+ * Which of SP, x29 and x30 the A64 instruction @i writes: data processing
+ * writes Rd (SP for register 31 in ADD/SUB immediate or extended register
+ * and in logical immediate, unless flag-setting); loads write Rt (and Rt2
+ * of a pair), pre- and post-index forms their base; BL and BLR write x30.
+ * Loads and stores it does not know are taken to write Rt.
+ */
+static unsigned int a64_writes(uint32_t i)
+{
+	unsigned int rd = i & 31, rn = (i >> 5) & 31, v = (i >> 26) & 1, w = 0;
+
+	if ((i & 0x1c000000) == 0x10000000 ||		/* DP immediate */
+	    (i & 0x0e000000) == 0x0a000000) {		/* DP register */
+		int sp = 0;
+
+		if ((i & 0x1f000000) == 0x11000000 ||	/* ADD/SUB imm */
+		    (i & 0x1f200000) == 0x0b200000)	/* ADD/SUB ext */
+			sp = !(i & 0x20000000);
+		else if ((i & 0x1f800000) == 0x12000000)	/* logical imm */
+			sp = (i & 0x60000000) != 0x60000000;
+		return a64_reg(rd, sp);
+	}
+	if ((i & 0x0a000000) == 0x08000000) {		/* loads, stores */
+		unsigned int idx, load = 1;
+
+		if ((i & 0x3a000000) == 0x28000000) {	/* pair */
+			idx = (i >> 23) & 3;
+			if (idx == 1 || idx == 3)
+				w |= a64_reg(rn, 1);
+			if (!(i & (1u << 22)) || v)
+				return w;
+			return w | a64_reg(rd, 0) | a64_reg((i >> 10) & 31, 0);
+		}
+		if ((i & 0x3b200000) == 0x38000000) {	/* imm, pre/post */
+			idx = (i >> 10) & 3;
+			if (idx == 1 || idx == 3)
+				w |= a64_reg(rn, 1);
+			load = ((i >> 22) & 3) != 0;
+		} else if ((i & 0x3b000000) == 0x39000000 ||	/* unsigned off */
+			   (i & 0x3b200c00) == 0x38200800) {	/* register off */
+			load = ((i >> 22) & 3) != 0;
+		}
+		return load && !v ? w | a64_reg(rd, 0) : w;
+	}
+	if ((i & 0xfc000000) == 0x94000000 ||		/* BL */
+	    (i & 0xfefff000) == 0xd63f0000)		/* BLR, BLRAA... */
+		return A64_W_LR;
+	if ((i & 0xfff00000) == 0xd5300000)		/* MRS */
+		return a64_reg(rd, 0);
+	return 0;
+}
+
+/* Does @i end straight-line code (B, BR, RET, ERET and their variants)? */
+static int a64_ends_block(uint32_t i)
+{
+	return (i & 0xfc000000) == 0x14000000 ||
+	       ((i & 0xfe000000) == 0xd6000000 && (i & 0xfefff000) != 0xd63f0000);
+}
+
+/*
+ * A rule goes stale when an instruction inside its row writes a register
+ * the rule reads (the CFA's base; x29 while FP is unchanged; x30 while the
+ * RA is still in it) and no new row starts right after it: the CFI is not
+ * asynchronous there.  clang 14 describes an AArch64 prologue only after
+ * its last instruction and an epilogue not at all ("ldp x29, x30, [sp,
+ * #16]" under CFA = x29 + 16); inline asm can write x30 behind the
+ * compiler's back.  The rule is wrong from the instruction after the write
+ * to the end of that straight-line code: reported, and recorded as a fixup
+ * (unreliable).
+ */
+static void check_arm64_stale(struct input *in, const struct sframe_rule *rule,
+			      uint64_t lo, uint64_t hi)
+{
+	unsigned int mask = 0, hit;
+	char ss[96], detail[192];
+	const struct region *r;
+	struct exception *e;
+	struct region fake;
+	const uint8_t *b;
+	uint64_t a, end;
+
+	if (rule->cfa.kind == SFRAME_LOC_REG)
+		mask |= a64_reg(rule->cfa.reg, 1);
+	if (rule->fp.kind == SFRAME_LOC_SAME)
+		mask |= A64_W_FP;
+	if (rule->ra.kind == SFRAME_LOC_SAME)
+		mask |= A64_W_LR;
+	if (!mask || hi - lo < 8 || (lo & 3))
+		return;
+	b = text_bytes(in, lo, hi - lo);
+	if (!b)
+		return;
+	for (a = lo; a + 4 < hi; a += 4) {
+		const uint8_t *p = b + (a - lo);
+
+		hit = a64_writes(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24);
+		if (hit & mask)
+			break;
+	}
+	if (a + 4 >= hi)
+		return;
+	for (end = a + 4; end + 4 <= hi; end += 4) {
+		const uint8_t *p = b + (end - lo);
+
+		if (a64_ends_block(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24)) {
+			end += 4;
+			break;
+		}
+	}
+	if (end > hi)
+		end = hi;
+	in->st.stale_bad++;
+	iv_subtract(&in->annot_all, a + 4, end, &in->fix);
+	r = region_or_fake(in, a + 4, &fake);
+	e = exc_match(in, EXC_WRONG, r, a + 4, end, CLS_STALE_RULE);
+	if (!e)
+		in->st.arm_unknown++;
+	fmt_sframe(in, 0, rule, ss, sizeof(ss));
+	snprintf(detail, sizeof(detail),
+		 "stale-rule: %s written at +0x%llx with no new row: %s",
+		 hit & mask & A64_W_SP ? "SP" : hit & mask & A64_W_FP ? "x29" : "x30",
+		 (unsigned long long)(a - r->sym), ss);
+	finding(in, "wrong", r, a + 4, end, e, NULL, detail);
+}
+
 static void check_arm64_part(struct input *in,
 			     const struct sframe_section *sec)
 {
@@ -109,6 +246,7 @@ static void check_arm64_part(struct input *in,
 				hi = fde.start + nf.start;
 			if (rule.flags & SFRAME_RULE_OUTERMOST)
 				continue;
+			check_arm64_stale(in, &rule, lo, hi);
 			if (rule.fp.kind == SFRAME_LOC_CFA &&
 			    (rule.ra.kind != SFRAME_LOC_CFA ||
 			     rule.ra.offset != rule.fp.offset + 8))

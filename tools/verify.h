@@ -35,6 +35,7 @@ enum cls {
 	CLS_FDE_MISMATCH,
 	CLS_ORPHAN_FDE,
 	CLS_FRAME_RECORD,
+	CLS_STALE_RULE,
 	CLS_MAX
 };
 
@@ -94,7 +95,7 @@ struct stats {
 	uint64_t text, sframe, annot, exc, unknown;
 	uint64_t compared, agree, bp_unchanged, orc_only, wrong, wrong_funcs;
 	uint64_t cls_bytes[CLS_MAX], ss_annotated, wrong_unknown;
-	uint64_t fdes, fde_bad, fde_orphan, frame_bad, arm_unknown;
+	uint64_t fdes, fde_bad, fde_orphan, frame_bad, stale_bad, arm_unknown;
 	uint64_t nfix, fix_free, fix_total, fix_written;
 	uint64_t known[2];	/* known findings: uncovered, wrong */
 	int has_orc, has_annot, has_fixarea;

@@ -4,9 +4,13 @@
  * SFrame (clang, or gcc without --gsframe), given SFrame from its CFI by
  * `sframe-gen --object`, linked by GNU ld (which makes PT_GNU_SFRAME) and
  * run.  tools/testing/run-host-tests.sh checks the linked .sframe against
- * the program's CFI at every byte.
+ * the program's CFI at every byte.  -DGEN_NOLIBC: without a C library
+ * (big-endian AArch64, whose C library the machine does not have), linked
+ * with -nostdlib, not run.
  */
+#ifndef GEN_NOLIBC
 #include <stdio.h>
+#endif
 
 __attribute__((noinline)) int gen_leaf(int x)
 {
@@ -22,8 +26,19 @@ __attribute__((noinline)) int gen_mid(int x)
 	return a[x & 7];
 }
 
+#ifdef GEN_NOLIBC
+int gen_result;
+
+void _start(void)
+{
+	gen_result = gen_mid(gen_result);
+	for (;;)
+		;
+}
+#else
 int main(int argc, char **argv)
 {
 	printf("%d\n", gen_mid(argc));
 	return 0;
 }
+#endif

@@ -78,10 +78,11 @@ done
 # End to end: a program built without SFrame (clang; gcc without
 # --gsframe), its object given SFrame by sframe-gen --object (v1, what ld
 # 2.40 merges), linked by GNU ld into a PT_GNU_SFRAME program that runs;
-# the linked .sframe must equal the program's CFI at every byte.
+# the linked .sframe must equal the program's CFI at every byte.  Big-endian
+# AArch64 (no C library here): a program without libc (-DGEN_NOLIBC).
 gen_e2e() {	# gen_e2e NAME CC CFLAGS LINKER
 	local o=$H/gen-$1 out=
-	if ! command -v "$2" >/dev/null || ! command -v "$4" >/dev/null; then
+	if ! command -v "$2" >/dev/null || ! command -v "${4%% *}" >/dev/null; then
 		fail "sframe-gen --object: $1: $2 or $4 missing"
 		return
 	fi
@@ -98,6 +99,10 @@ gen_e2e() {	# gen_e2e NAME CC CFLAGS LINKER
 gen_e2e clang-x86_64 clang "" gcc
 gen_e2e gcc-x86_64 gcc "" gcc
 gen_e2e clang-aarch64 clang --target=aarch64-linux-gnu aarch64-linux-gnu-gcc
+gen_e2e gcc-aarch64-be aarch64-linux-gnu-gcc "-mbig-endian -DGEN_NOLIBC -fasynchronous-unwind-tables" \
+	"aarch64-linux-gnu-gcc -mbig-endian -nostdlib -static"
+gen_e2e clang-aarch64-be clang "--target=aarch64_be-linux-gnu -DGEN_NOLIBC -fasynchronous-unwind-tables" \
+	"aarch64-linux-gnu-gcc -mbig-endian -nostdlib -static"
 
 # 3. sframe-dump against readelf: 2.46 for v2/v3, 2.40 for v1.
 for ref in $(find $FX -name '*.readelf.txt' -o -name '*.readelf240.txt' | sort); do

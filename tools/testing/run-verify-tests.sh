@@ -95,6 +95,27 @@ expect "arm64 frame record with RA not at FP + 8" 1 \
 expect "arm64 CFA below SP" 1 'wrong: cfa_below_sp\+0x4\.\.0x8 .*CFA below SP' $V $T/a64.o
 expect "arm64 asm without CFI: uncovered" 1 'uncovered: a64_no_cfi\+0x0\.\.0x8 ' $V $T/a64.o
 expect "arm64 annotation (R_AARCH64_PREL32) covers asm without CFI" 1 'annotations 8 B' $V $T/a64.o
+# rows that go stale (a64-stale.S): clang 14's CFI, inline asm writing x30
+if aarch64-linux-gnu-gcc -D__ASSEMBLY__ -Wa,--gsframe -c $SRC/a64-stale.S -o $T/a64-stale.o; then
+	expect "arm64 stale rule: SP written in the prologue before its CFI" 1 \
+		'wrong: clang_like\+0x4\.\.0xc \(8 bytes\): stale-rule: SP written at \+0x0 with no new row: CFA=sp\+0' \
+		$V $T/a64-stale.o
+	expect "arm64 stale rule: x29 loaded in an epilogue without CFI (to its ret)" 1 \
+		'wrong: clang_like\+0x14\.\.0x1c \(8 bytes\): stale-rule: x29 written at \+0x10 with no new row: CFA=fp\+16' \
+		$V $T/a64-stale.o
+	expect "arm64 stale rule: x30 written while the RA is in it" 1 \
+		'wrong: lr_clobber\+0x8\.\.0x10 \(8 bytes\): stale-rule: x30 written at \+0x4' $V $T/a64-stale.o
+	if $V $T/a64-stale.o 2>&1 | grep -q 'gcc_like'; then
+		fail "arm64 stale rule: asynchronous CFI (gcc's) has no finding"
+	else
+		pass "arm64 stale rule: asynchronous CFI (gcc's) has no finding"
+	fi
+	expect "arm64 stale rule: fixups for the 3 ranges; accepted by sframe-verify-exceptions" 0 \
+		'stale-rule 3 rows, unknown 0; .*fixups 3 needed, 3 written' \
+		$V --exceptions scripts/sframe-verify-exceptions --module-fixups $T/a64-stale.fix $T/a64-stale.o
+else
+	fail "sframe-verify: a64-stale.S builds"
+fi
 if $V --verbose $T/a64.o | grep -qE 'good\+0x([1-9]|8)|a64_annotated'; then
 	fail "arm64: the correct and the annotated function have no other finding"
 else
