@@ -6,7 +6,8 @@
 #   host tests, kernel builds (x86_64, arm64), lint, KUnit and QEMU boot
 #   tests on both arches.  DEEP=1 adds KASAN kernels for both arches
 #   (KUnit and boot tests again), the x86_64 kernel with SFrame generated
-#   from CFI (make check-gen) and FUZZ_SECONDS (300) of fuzzing.
+#   from CFI (make check-gen), the arm64 kernel built by clang (make
+#   check-clang) and FUZZ_SECONDS (300) of fuzzing.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -63,6 +64,13 @@ if [ -n "${DEEP:-}" ]; then
 		stage "sframe-verify-x86_64-gen" env VARIANT=gen scripts/verify-kernel.sh x86_64
 		stage "kunit-x86_64-gen" env VARIANT=gen scripts/kunit.sh x86_64
 		stage "qemu-test-x86_64-gen" env VARIANT=gen scripts/qemu-test.sh x86_64
+	fi
+	# make check-clang's stages for arm64: LLVM=1, SFrame from CFI; the
+	# arch where clang kernels (Android) need reliable stack traces most.
+	if stage "kernel-arm64-clang" env VARIANT=clang scripts/build-kernel.sh arm64; then
+		stage "sframe-verify-arm64-clang" env VARIANT=clang scripts/verify-kernel.sh arm64
+		stage "kunit-arm64-clang" env VARIANT=clang scripts/kunit.sh arm64
+		stage "qemu-test-arm64-clang" env VARIANT=clang scripts/qemu-test.sh arm64
 	fi
 	stage "fuzz-${FUZZ_SECONDS:-300}s" make --no-print-directory -s fuzz \
 		FUZZ_SECONDS="${FUZZ_SECONDS:-300}"
