@@ -491,7 +491,7 @@ static void sfu_test_kprobes(struct kunit *test)
 					continue;
 				}
 				bad++;
-				KUNIT_FAIL(test, "kprobe at %pS: reliable in a range the verifier flagged",
+				KUNIT_FAIL(test, "kprobe at %pS: reliable in a flagged range",
 					   (void *)addr);
 				continue;
 			}
