@@ -8,10 +8,13 @@
  *
  * Safety model: sframe_open() checks the header and that the FDE index and
  * the FRE sub-section lie inside the section.  Every later read is checked
- * against those bounds before the accessor is called, and every loop is
- * bounded by the number of bytes it walks, so a lookup on a forged section
- * returns an error instead of reading outside it.  sframe_validate() adds
- * the checks that need a walk of the whole section.
+ * against those bounds before the accessor is called (where one check
+ * covers several reads, the code says so: the FDE search checks once that
+ * the FDE index lies in the section, the FRE scan that the longest row
+ * fits), and every loop is bounded by the number of bytes it walks, so a
+ * lookup on a forged section returns an error instead of reading outside
+ * it.  sframe_validate() adds the checks that need a walk of the whole
+ * section.
  */
 #include <sframe/sframe.h>
 #include <sframe/access.h>
@@ -119,9 +122,11 @@ const char *sframe_strerror(int err)
 }
 EXPORT_SYMBOL_GPL(sframe_strerror);
 
-/* Unsigned integer of @n bytes (1, 2, 4 or 8) in the section's byte order. */
-static __always_inline u64 sframe_get_uint(const struct sframe_section *sec,
-					   const u8 *p, unsigned int n)
+/*
+ * Unsigned integer of @n bytes (1, 2, 4 or 8), byte-swapped if @swap (a
+ * constant or a value loaded once, where a loop reads many).
+ */
+static __always_inline u64 sframe_uint(const u8 *p, unsigned int n, bool swap)
 {
 	u16 v16;
 	u32 v32;
@@ -132,29 +137,42 @@ static __always_inline u64 sframe_get_uint(const struct sframe_section *sec,
 		return *p;
 	case 2:
 		sframe_memcpy(&v16, p, 2);
-		if (sec->big_endian != SFRAME_HOST_BIG_ENDIAN)
-			v16 = __builtin_bswap16(v16);
-		return v16;
+		return swap ? __builtin_bswap16(v16) : v16;
 	case 4:
 		sframe_memcpy(&v32, p, 4);
-		if (sec->big_endian != SFRAME_HOST_BIG_ENDIAN)
-			v32 = __builtin_bswap32(v32);
-		return v32;
+		return swap ? __builtin_bswap32(v32) : v32;
 	default:
 		sframe_memcpy(&v64, p, 8);
-		if (sec->big_endian != SFRAME_HOST_BIG_ENDIAN)
-			v64 = __builtin_bswap64(v64);
-		return v64;
+		return swap ? __builtin_bswap64(v64) : v64;
 	}
 }
 
 /* Signed integer of @n bytes (1 <= n <= 8), sign-extended. */
-static __always_inline s64 sframe_get_sint(const struct sframe_section *sec,
-					   const u8 *p, unsigned int n)
+static __always_inline s64 sframe_sint(const u8 *p, unsigned int n, bool swap)
 {
 	unsigned int shift = 64 - 8 * n;
 
-	return (s64)(sframe_get_uint(sec, p, n) << shift) >> shift;
+	return (s64)(sframe_uint(p, n, swap) << shift) >> shift;
+}
+
+/* Multi-byte fields of @sec need swapping on this host. */
+static __always_inline bool sframe_swap(const struct sframe_section *sec)
+{
+	return sec->big_endian != SFRAME_HOST_BIG_ENDIAN;
+}
+
+/* Unsigned integer of @n bytes in the section's byte order. */
+static __always_inline u64 sframe_get_uint(const struct sframe_section *sec,
+					   const u8 *p, unsigned int n)
+{
+	return sframe_uint(p, n, sframe_swap(sec));
+}
+
+/* Signed integer of @n bytes in the section's byte order, sign-extended. */
+static __always_inline s64 sframe_get_sint(const struct sframe_section *sec,
+					   const u8 *p, unsigned int n)
+{
+	return sframe_sint(p, n, sframe_swap(sec));
 }
 
 /*
@@ -403,60 +421,72 @@ int sframe_open_part(struct sframe_section *sec, const void *data, u64 size,
 }
 EXPORT_SYMBOL_GPL(sframe_open_part);
 
+/* Stride of the FDE index of version @ver (a constant when inlined). */
+static __always_inline u32 sframe_fde_stride(unsigned int ver)
+{
+	if (ver >= SFRAME_VERSION_3)
+		return SFRAME_V3_FDE_SIZE;
+	return ver == SFRAME_VERSION_2 ? SFRAME_V2_FDE_SIZE : SFRAME_V1_FDE_SIZE;
+}
+
+/* Width of the start field of an FDE of version @ver. */
+static __always_inline unsigned int sframe_fde_start_len(unsigned int ver)
+{
+	return ver >= SFRAME_VERSION_3 ? 8 : 4;
+}
+
+/* Resolved start address from the start field @b of the FDE at @off. */
+static __always_inline u64 sframe_fde_resolve(const struct sframe_section *sec,
+					      u32 off, const u8 *b,
+					      unsigned int n)
+{
+	return (sec->pcrel ? sec->addr + off : sec->addr) +
+	       (u64)sframe_get_sint(sec, b, n);
+}
+
 /* Resolved start address of FDE @i; @i < num_fdes (index in bounds). */
 static __always_inline int sframe_fde_start(const struct sframe_section *sec,
 					    u32 i, u64 *start)
 {
 	u32 off = sec->fde_base + i * sec->fde_size;
-	unsigned int n = sec->version >= SFRAME_VERSION_3 ? 8 : 4;
+	unsigned int n = sframe_fde_start_len(sec->version);
 	u8 b[16];
 	int err;
 
 	err = sframe_read(sec, off, n, sec->fre_base, b, SFRAME_E_LAYOUT);
 	if (unlikely(err))
 		return err;
-	*start = (sec->pcrel ? sec->addr + off : sec->addr) +
-		 (u64)sframe_get_sint(sec, b, n);
+	*start = sframe_fde_resolve(sec, off, b, n);
 	return 0;
 }
 
-/**
- * sframe_get_fde() - decode one function descriptor
- * @sec: opened section
- * @index: FDE index, below @sec->num_fdes
- * @fde: result
- *
- * Resolves the start address (section- or PC-relative per the version,
- * flags and open options) and, for v3, reads the attribute in front of the
- * function's FREs.
- *
- * Return: 0, or a negative SFRAME_E_* code.
+/*
+ * sframe_get_fde() for version @ver: a constant where inlined, so that the
+ * FDE layout (stride, field widths) is known at compile time.  @inside (a
+ * constant too): the caller has checked that @index is below num_fdes and
+ * the FDE index lies in the section.
  */
-int sframe_get_fde(const struct sframe_section *sec, u32 index,
-		   struct sframe_fde *fde)
+static __always_inline int sframe_get_fde_v(const struct sframe_section *sec,
+					    u32 index, unsigned int ver,
+					    bool inside, struct sframe_fde *fde)
 {
+	u32 stride = sframe_fde_stride(ver), off, fre_off;
 	u8 b[SFRAME_V2_FDE_SIZE];
-	u32 off, fre_off;
 	int err;
 
-	if (unlikely(index >= sec->num_fdes))
+	if (!inside && unlikely(index >= sec->num_fdes))
 		return -SFRAME_E_INVAL;
 
-	off = sec->fde_base + index * sec->fde_size;
-	if (unlikely(off > sec->fre_base || sec->fde_size > sec->fre_base - off))
+	off = sec->fde_base + index * stride;
+	if (!inside &&
+	    unlikely(off > sec->fre_base || stride > sec->fre_base - off))
 		return -SFRAME_E_LAYOUT;
-	/* Constant sizes: inlined copies. */
-	if (sec->version >= SFRAME_VERSION_3)
-		err = sframe_access_copy(sec, off, b, SFRAME_V3_FDE_SIZE);
-	else if (sec->version == SFRAME_VERSION_2)
-		err = sframe_access_copy(sec, off, b, SFRAME_V2_FDE_SIZE);
-	else
-		err = sframe_access_copy(sec, off, b, SFRAME_V1_FDE_SIZE);
+	err = sframe_access_copy(sec, off, b, stride);
 	if (unlikely(err))
 		return err;
 
 	fde->index = index;
-	if (sec->version >= SFRAME_VERSION_3) {
+	if (ver >= SFRAME_VERSION_3) {
 		u8 a[SFRAME_V3_FDE_ATTR_SIZE];
 
 		fde->start = (u64)sframe_get_sint(sec, b + SFRAME_V3_FDE_START,
@@ -488,12 +518,40 @@ int sframe_get_fde(const struct sframe_section *sec, u32 index,
 						4);
 		fde->info = b[SFRAME_V1_FDE_INFO];
 		fde->info2 = 0;
-		fde->rep_size = sec->version == SFRAME_VERSION_2 ?
+		fde->rep_size = ver == SFRAME_VERSION_2 ?
 				b[SFRAME_V2_FDE_REP_SIZE] : 0;
 		fde->fres = sec->fre_base + fre_off;
 	}
 	fde->start += sec->pcrel ? sec->addr + off : sec->addr;
 	return 0;
+}
+
+/**
+ * sframe_get_fde() - decode one function descriptor
+ * @sec: opened section
+ * @index: FDE index, below @sec->num_fdes
+ * @fde: result
+ *
+ * Resolves the start address (section- or PC-relative per the version,
+ * flags and open options) and, for v3, reads the attribute in front of the
+ * function's FREs.
+ *
+ * Return: 0, or a negative SFRAME_E_* code.
+ */
+int sframe_get_fde(const struct sframe_section *sec, u32 index,
+		   struct sframe_fde *fde)
+{
+	switch (sec->version) {
+	case SFRAME_VERSION_1:
+		return sframe_get_fde_v(sec, index, SFRAME_VERSION_1, false,
+					fde);
+	case SFRAME_VERSION_2:
+		return sframe_get_fde_v(sec, index, SFRAME_VERSION_2, false,
+					fde);
+	default:
+		return sframe_get_fde_v(sec, index, SFRAME_VERSION_3, false,
+					fde);
+	}
 }
 EXPORT_SYMBOL_GPL(sframe_get_fde);
 
@@ -509,52 +567,163 @@ static __always_inline u32 sframe_pos(const struct sframe_section *sec, u32 pos)
 }
 
 /*
- * First sorted position in [lo, hi) whose function starts above @pc; every
- * position below @lo is known to start at or below @pc.
+ * Start of an FDE, for sframe_bsearch(): with @order, of the FDE at
+ * sorted position @at, else of the FDE at section offset @at.  Either
+ * lies in the FDE index (@order[@at] too, unless @order is corrupt).
  */
-static int sframe_upper_bound(const struct sframe_section *sec, u32 lo, u32 hi,
-			      u64 pc, u32 *res)
+static __always_inline int sframe_probe(const struct sframe_section *sec,
+					u32 at, u32 stride, unsigned int n,
+					bool swap, bool pcrel,
+					const u32 *order, u64 *start)
 {
-	u64 start;
+	u32 off = at, i;
+	u8 b[8];
 	int err;
 
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-		u32 i = sframe_pos(sec, mid);
-
+	if (order) {
+		i = order[at];
 		if (unlikely(i >= sec->num_fdes))
 			return -SFRAME_E_INDEX;
-		err = sframe_fde_start(sec, i, &start);
-		if (unlikely(err))
-			return err;
-		if (start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
+		off = sec->fde_base + i * stride;
 	}
-	*res = lo;
+	err = sframe_access_copy(sec, off, b, n);
+	if (unlikely(err))
+		return err;
+	/* PC-relative starts are relative to the start field's offset. */
+	*start = (pcrel ? sec->addr + off : sec->addr) +
+		 (u64)sframe_sint(b, n, swap);
 	return 0;
 }
 
-/**
- * sframe_find_fde() - find the function descriptor covering an address
- * @sec: opened section
- * @pc: run-time address
- * @fde: result
+/*
+ * The search of sframe_find_fde(): the last sorted position in [@lo, @hi)
+ * whose function starts at or below @pc, whose FDE index it stores in
+ * *@index; -SFRAME_E_NO_FDE if there is none (every position below @lo is
+ * known to start at or below @pc: then @lo - 1).  FDEs are @stride bytes
+ * apart, start fields @n bytes wide, byte-swapped if @swap, PC-relative if
+ * @pcrel, and @order maps positions to FDE indices (NULL: the same);
+ * constants where the common cases are inlined.  The caller has checked
+ * that [@lo, @hi) lies in the FDE index and the FDE index in the section,
+ * so the steps read start fields without a bounds check.
  *
- * With a lookup index (sframe_index_build()) the block of @pc bounds a
- * short binary search over the sorted FDEs.  Without one: binary search
- * when the section claims to be sorted, else a linear scan returning the
- * first FDE covering @pc.  On a section falsely claiming to be sorted the
- * answer may be wrong, but every read stays in bounds (sframe_validate()
- * detects it).
- *
- * Return: 0, -SFRAME_E_NO_FDE, or another negative SFRAME_E_* code.
+ * @c counts the positions of [@lo, @hi) that start at or below @pc (the
+ * first ones, when sorted), in units of @unit: one position with @order,
+ * else one FDE (@stride bytes, so that the steps compute section offsets
+ * with additions only).  After the first step it lies in a range of a
+ * power of two of candidates, which each further step divides by four:
+ * three reads that do not depend on each other (their latencies overlap,
+ * where a binary search waits for each read in turn), and no branch on
+ * the data.  At most 17 steps; the reads stay in [@lo, @hi) whatever the
+ * data, sorted or not.
  */
-int sframe_find_fde(const struct sframe_section *sec, u64 pc,
-		    struct sframe_fde *fde)
+static __always_inline int sframe_bsearch(const struct sframe_section *sec,
+					  u64 pc, u32 lo, u32 hi, u32 stride,
+					  unsigned int n, bool swap, bool pcrel,
+					  const u32 *order, u32 *index)
 {
-	u32 lo = 0, hi = sec->num_fdes, pos, i;
+	u32 len = hi - lo, unit = order ? 1 : stride, c = 0, step, q;
+	/* Where count c's last position is: base + c (lo - 1 + c). */
+	u32 base = order ? lo - 1 : sec->fde_base + (lo - 1) * stride;
+	u64 start;
+	int err;
+
+	if (len) {
+		/* The largest power of two not above len. */
+		step = 1U << (31 - __builtin_clz(len));
+		/* The count is in [0, len - step] or [len - step + 1, len]. */
+		err = sframe_probe(sec, base + (len - step + 1) * unit, stride,
+				   n, swap, pcrel, order, &start);
+		if (unlikely(err))
+			return err;
+		if (start <= pc)
+			c = (len - step + 1) * unit;
+		/* From here on the count is in [c, c + step - 1] units. */
+		if (step & 0xaaaaaaaa) {
+			/* An odd power of two: one binary step. */
+			step /= 2;
+			q = step * unit;
+			err = sframe_probe(sec, base + c + q, stride, n, swap,
+					   pcrel, order, &start);
+			if (unlikely(err))
+				return err;
+			c = start <= pc ? c + q : c;
+		}
+		for (q = step / 4 * unit; q >= unit; q /= 4) {
+			u64 s1, s2, s3;
+			u32 at = base + c;
+
+			err = sframe_probe(sec, at + q, stride, n, swap, pcrel,
+					   order, &s1);
+			if (!err)
+				err = sframe_probe(sec, at + 2 * q, stride, n,
+						   swap, pcrel, order, &s2);
+			if (!err)
+				err = sframe_probe(sec, at + 3 * q, stride, n,
+						   swap, pcrel, order, &s3);
+			if (unlikely(err))
+				return err;
+			c += ((s1 <= pc) + (s2 <= pc) + (s3 <= pc)) * q;
+		}
+	}
+	c /= unit;
+	if (!lo && !c)
+		return -SFRAME_E_NO_FDE;
+	/* The last position at or below @pc: lo + c - 1. */
+	*index = lo + c - 1;
+	if (order) {
+		*index = order[lo + c - 1];
+		if (unlikely(*index >= sec->num_fdes))
+			return -SFRAME_E_INDEX;
+	}
+	return 0;
+}
+
+/*
+ * sframe_find_fde() over sorted positions [@lo, @hi) (every position
+ * below @lo is known to start at or below @pc), for version @ver: a
+ * constant, so that the FDE layout is known at compile time.  Sections in
+ * the host's byte order without a sort order (sorted ones: the common
+ * case) get searches of their own, with section- or PC-relative starts.
+ */
+static __always_inline int sframe_search_v(const struct sframe_section *sec,
+					   u64 pc, u32 lo, u32 hi,
+					   unsigned int ver,
+					   struct sframe_fde *fde)
+{
+	u32 stride = sframe_fde_stride(ver), i;
+	unsigned int n = sframe_fde_start_len(ver);
+	int err;
+
+	/* sframe_open() checked the FDE index lies in the section. */
+	if (unlikely((u64)sec->fde_base + (u64)sec->num_fdes * stride >
+		     sec->fre_base))
+		return -SFRAME_E_LAYOUT;
+	if (sframe_swap(sec) || sec->order)
+		err = sframe_bsearch(sec, pc, lo, hi, stride, n,
+				     sframe_swap(sec), sec->pcrel, sec->order,
+				     &i);
+	else if (sec->pcrel)
+		err = sframe_bsearch(sec, pc, lo, hi, stride, n, false, true,
+				     NULL, &i);
+	else
+		err = sframe_bsearch(sec, pc, lo, hi, stride, n, false, false,
+				     NULL, &i);
+	if (err)
+		return err;
+	/* i < num_fdes: sframe_bsearch() checked @order's entries. */
+	err = sframe_get_fde_v(sec, i, ver, true, fde);
+	if (err)
+		return err;
+	if (!sframe_fde_covers(fde->start, fde->size, pc))
+		return -SFRAME_E_NO_FDE;
+	return 0;
+}
+
+/* sframe_find_fde() without its kernel-doc, for sframe_find() too. */
+static __always_inline int sframe_search(const struct sframe_section *sec,
+					 u64 pc, struct sframe_fde *fde)
+{
+	u32 lo = 0, hi = sec->num_fdes, i;
 	int err;
 
 	if (sec->blocks) {
@@ -581,17 +750,35 @@ int sframe_find_fde(const struct sframe_section *sec, u64 pc,
 	}
 
 	/* The last FDE starting at or below pc is the candidate. */
-	err = sframe_upper_bound(sec, lo, hi, pc, &pos);
-	if (err)
-		return err;
-	if (pos == 0)
-		return -SFRAME_E_NO_FDE;
-	err = sframe_get_fde(sec, sframe_pos(sec, pos - 1), fde);
-	if (err)
-		return err;
-	if (!sframe_fde_covers(fde->start, fde->size, pc))
-		return -SFRAME_E_NO_FDE;
-	return 0;
+	switch (sec->version) {
+	case SFRAME_VERSION_1:
+		return sframe_search_v(sec, pc, lo, hi, SFRAME_VERSION_1, fde);
+	case SFRAME_VERSION_2:
+		return sframe_search_v(sec, pc, lo, hi, SFRAME_VERSION_2, fde);
+	default:
+		return sframe_search_v(sec, pc, lo, hi, SFRAME_VERSION_3, fde);
+	}
+}
+
+/**
+ * sframe_find_fde() - find the function descriptor covering an address
+ * @sec: opened section
+ * @pc: run-time address
+ * @fde: result
+ *
+ * With a lookup index (sframe_index_build()) the block of @pc bounds a
+ * short binary search over the sorted FDEs.  Without one: binary search
+ * when the section claims to be sorted, else a linear scan returning the
+ * first FDE covering @pc.  On a section falsely claiming to be sorted the
+ * answer may be wrong, but every read stays in bounds (sframe_validate()
+ * detects it).
+ *
+ * Return: 0, -SFRAME_E_NO_FDE, or another negative SFRAME_E_* code.
+ */
+int sframe_find_fde(const struct sframe_section *sec, u64 pc,
+		    struct sframe_fde *fde)
+{
+	return sframe_search(sec, pc, fde);
 }
 EXPORT_SYMBOL_GPL(sframe_find_fde);
 
@@ -792,33 +979,67 @@ int sframe_index_build(struct sframe_section *sec, unsigned int shift,
 }
 EXPORT_SYMBOL_GPL(sframe_index_build);
 
+/* The longest data of an FRE: 15 words of 4 bytes. */
+#define SFRAME_FRE_MAX_DATA	(SFRAME_FRE_WORD_COUNT(0xff) << SFRAME_FRE_WORD_4B)
+
+/*
+ * Bytes of data words after an FRE, per info byte: the word count shifted
+ * by the word size (SFRAME_FRE_WORD_COUNT(i) << SFRAME_FRE_WORD_SIZE(i)),
+ * 0xff for the word size that does not exist.  A table, as each row of a
+ * scan needs it to find the next.
+ */
+static const u8 sframe_fre_dlen[256] = {
+	0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7,
+	8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15,
+	0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14,
+	16, 16, 18, 18, 20, 20, 22, 22, 24, 24, 26, 26, 28, 28, 30, 30,
+	0, 0, 4, 4, 8, 8, 12, 12, 16, 16, 20, 20, 24, 24, 28, 28,
+	32, 32, 36, 36, 40, 40, 44, 44, 48, 48, 52, 52, 56, 56, 60, 60,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7,
+	8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15,
+	0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14,
+	16, 16, 18, 18, 20, 20, 22, 22, 24, 24, 26, 26, 28, 28, 30, 30,
+	0, 0, 4, 4, 8, 8, 12, 12, 16, 16, 20, 20, 24, 24, 28, 28,
+	32, 32, 36, 36, 40, 40, 44, 44, 48, 48, 52, 52, 56, 56, 60, 60,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+};
+
 /*
  * Locate the FRE at section offset @off whose start field is @asz bytes
  * wide.  Inlined with a constant @asz, so the scan loop below compiles to
- * fixed-size loads.
+ * fixed-size loads.  @roomy (a constant too): the caller has checked that
+ * @off is in the FRE sub-section with room for the longest FRE after it
+ * (asz + 1 + %SFRAME_FRE_MAX_DATA bytes), so whatever the info byte says
+ * the FRE lies inside: no further bounds check.
  */
 static __always_inline int sframe_fre_at(const struct sframe_section *sec,
-					 u32 off, unsigned int asz,
+					 u32 off, unsigned int asz, bool roomy,
 					 struct sframe_fre *fre)
 {
-	unsigned int wsz;
-	u8 b[16];
-	u32 len;
+	u32 end = sec->fre_end, len;
+	u8 b[8];
 	int err;
 
-	if (unlikely(off < sec->fre_base))
+	if (!roomy &&
+	    unlikely(off < sec->fre_base || off > end || asz + 1 > end - off))
 		return -SFRAME_E_FRE_BOUNDS;
-	err = sframe_read(sec, off, asz + 1, sec->fre_end, b,
-			  SFRAME_E_FRE_BOUNDS);
+	err = sframe_access_copy(sec, off, b, asz + 1);
 	if (unlikely(err))
 		return err;
 
 	fre->info = b[asz];
-	wsz = SFRAME_FRE_WORD_SIZE(fre->info);
-	if (unlikely(wsz > SFRAME_FRE_WORD_4B))
+	len = sframe_fre_dlen[fre->info];
+	if (unlikely(len > SFRAME_FRE_MAX_DATA))
 		return -SFRAME_E_WORD_SIZE;
-	len = asz + 1 + (SFRAME_FRE_WORD_COUNT(fre->info) << wsz);
-	if (unlikely(len > sec->fre_end - off))
+	len += asz + 1;
+	if (!roomy && unlikely(len > end - off))
 		return -SFRAME_E_FRE_BOUNDS;
 
 	fre->start = sframe_get_uint(sec, b, asz);
@@ -842,11 +1063,11 @@ int sframe_read_fre(const struct sframe_section *sec,
 {
 	switch (SFRAME_FUNC_FRE_TYPE(fde->info)) {
 	case SFRAME_FRE_TYPE_ADDR1:
-		return sframe_fre_at(sec, off, 1, fre);
+		return sframe_fre_at(sec, off, 1, false, fre);
 	case SFRAME_FRE_TYPE_ADDR2:
-		return sframe_fre_at(sec, off, 2, fre);
+		return sframe_fre_at(sec, off, 2, false, fre);
 	case SFRAME_FRE_TYPE_ADDR4:
-		return sframe_fre_at(sec, off, 4, fre);
+		return sframe_fre_at(sec, off, 4, false, fre);
 	default:
 		return -SFRAME_E_FRE_TYPE;
 	}
@@ -854,48 +1075,117 @@ int sframe_read_fre(const struct sframe_section *sec,
 EXPORT_SYMBOL_GPL(sframe_read_fre);
 
 /*
- * Does the row starting at @start apply to function offset @off?  The
- * caller has already reduced @off modulo the block size for v2/v3 PCMASK.
- * In v1 a PCMASK row start is a mask: it applies where (off & mask) == mask.
+ * The scan of sframe_find_fre() over ascending rows (all but v1 PCMASK),
+ * for a constant start width @asz: the last row starting at or below
+ * function (or block) offset @off.  Rows are read up to the first one
+ * above @off, with the checks of sframe_read_fre() in the same order;
+ * those far enough from the end of the FRE sub-section that even the
+ * longest row would fit need no bounds check (each row ends inside the
+ * sub-section, so the next starts inside it).  Each row is at least 2
+ * bytes long, and there are at most num_fres.
  */
-static __always_inline bool sframe_fre_applies(const struct sframe_section *sec,
-					       const struct sframe_fde *fde,
-					       u32 start, u32 off)
-{
-	if (sec->version == SFRAME_VERSION_1 && sframe_fde_pcmask(fde))
-		return (off & start) == start;
-	return start <= off;
-}
-
-/* The scan of sframe_find_fre(), for a constant start width @asz. */
 static __always_inline int sframe_scan_fres(const struct sframe_section *sec,
 					    const struct sframe_fde *fde,
-					    u32 off, bool v1_mask,
-					    unsigned int asz,
+					    u32 off, unsigned int asz,
 					    struct sframe_fre *fre)
 {
-	u32 p = fde->fres, prev = 0, k;
+	u32 p = fde->fres, end = sec->fre_end, roomy = 0, last = 0, k;
+	struct sframe_fre row;
+	s64 prev = -1;
+	int err;
+
+	if (unlikely(p < sec->fre_base || p > end))
+		return fde->num_fres ? -SFRAME_E_FRE_BOUNDS : -SFRAME_E_NO_FRE;
+	/* Rows starting at or below @roomy fit, whatever their size. */
+	if (end >= asz + 1 + SFRAME_FRE_MAX_DATA)
+		roomy = end - (asz + 1 + SFRAME_FRE_MAX_DATA);
+	for (k = fde->num_fres; k; k--) {
+		if (likely(p <= roomy))
+			err = sframe_fre_at(sec, p, asz, true, &row);
+		else
+			err = sframe_fre_at(sec, p, asz, false, &row);
+		if (unlikely(err))
+			return err;
+		if (unlikely((s64)row.start <= prev))
+			return -SFRAME_E_FRE_ORDER;
+		if (row.start > off)
+			break;
+		prev = row.start;
+		last = p;
+		p = row.next;
+	}
+	/* An FRE offset is never 0: the header comes first. */
+	if (!last)
+		return -SFRAME_E_NO_FRE;
+	/* The row found: its info byte again, inside the checked row. */
+	err = sframe_access_copy(sec, last + asz, &fre->info, 1);
+	if (unlikely(err))
+		return err;
+	fre->start = prev;
+	fre->off = last;
+	fre->next = p;
+	return 0;
+}
+
+/*
+ * v1 PCMASK rows: each start is a mask, applying where (off & mask) ==
+ * mask, in no order; the last row that applies wins.
+ */
+static int sframe_scan_masks(const struct sframe_section *sec,
+			     const struct sframe_fde *fde, u32 off,
+			     struct sframe_fre *fre)
+{
+	u32 p = fde->fres, k;
 	struct sframe_fre cur;
 	bool found = false;
 	int err;
 
 	/* Each row is at least 2 bytes and bounds-checked: the loop ends. */
 	for (k = 0; k < fde->num_fres; k++) {
-		err = sframe_fre_at(sec, p, asz, &cur);
+		err = sframe_read_fre(sec, fde, p, &cur);
 		if (unlikely(err))
 			return err;
-		if (unlikely(k && cur.start <= prev && !v1_mask))
-			return -SFRAME_E_FRE_ORDER;
-		prev = cur.start;
-		if (sframe_fre_applies(sec, fde, cur.start, off)) {
+		if ((off & cur.start) == cur.start) {
 			*fre = cur;
 			found = true;
-		} else if (!v1_mask) {
-			break;
 		}
 		p = cur.next;
 	}
 	return found ? 0 : -SFRAME_E_NO_FRE;
+}
+
+/* sframe_find_fre(), inlined into sframe_find(). */
+static __always_inline int sframe_locate_fre(const struct sframe_section *sec,
+					     const struct sframe_fde *fde,
+					     u64 pc, struct sframe_fre *fre)
+{
+	u32 off;
+
+	if (!sframe_fde_covers(fde->start, fde->size, pc))
+		return -SFRAME_E_NO_FDE;
+	off = pc - fde->start;
+	if (sframe_fde_pcmask(fde)) {
+		if (sec->version == SFRAME_VERSION_1) {
+			if (SFRAME_FUNC_FRE_TYPE(fde->info) >
+			    SFRAME_FRE_TYPE_ADDR4)
+				return -SFRAME_E_FRE_TYPE;
+			return sframe_scan_masks(sec, fde, off, fre);
+		}
+		if (unlikely(!fde->rep_size))
+			return -SFRAME_E_REP_SIZE;
+		off %= fde->rep_size;
+	}
+
+	switch (SFRAME_FUNC_FRE_TYPE(fde->info)) {
+	case SFRAME_FRE_TYPE_ADDR1:
+		return sframe_scan_fres(sec, fde, off, 1, fre);
+	case SFRAME_FRE_TYPE_ADDR2:
+		return sframe_scan_fres(sec, fde, off, 2, fre);
+	case SFRAME_FRE_TYPE_ADDR4:
+		return sframe_scan_fres(sec, fde, off, 4, fre);
+	default:
+		return -SFRAME_E_FRE_TYPE;
+	}
 }
 
 /**
@@ -914,29 +1204,7 @@ int sframe_find_fre(const struct sframe_section *sec,
 		    const struct sframe_fde *fde, u64 pc,
 		    struct sframe_fre *fre)
 {
-	bool v1_mask = sec->version == SFRAME_VERSION_1 &&
-		       sframe_fde_pcmask(fde);
-	u32 off;
-
-	if (!sframe_fde_covers(fde->start, fde->size, pc))
-		return -SFRAME_E_NO_FDE;
-	off = pc - fde->start;
-	if (sframe_fde_pcmask(fde) && !v1_mask) {
-		if (unlikely(!fde->rep_size))
-			return -SFRAME_E_REP_SIZE;
-		off %= fde->rep_size;
-	}
-
-	switch (SFRAME_FUNC_FRE_TYPE(fde->info)) {
-	case SFRAME_FRE_TYPE_ADDR1:
-		return sframe_scan_fres(sec, fde, off, v1_mask, 1, fre);
-	case SFRAME_FRE_TYPE_ADDR2:
-		return sframe_scan_fres(sec, fde, off, v1_mask, 2, fre);
-	case SFRAME_FRE_TYPE_ADDR4:
-		return sframe_scan_fres(sec, fde, off, v1_mask, 4, fre);
-	default:
-		return -SFRAME_E_FRE_TYPE;
-	}
+	return sframe_locate_fre(sec, fde, pc, fre);
 }
 EXPORT_SYMBOL_GPL(sframe_find_fre);
 
@@ -974,21 +1242,29 @@ static __always_inline int sframe_words_at(const struct sframe_section *sec,
 	return 0;
 }
 
-static int sframe_read_words(const struct sframe_section *sec,
-			     const struct sframe_fde *fde,
-			     const struct sframe_fre *fre,
-			     struct sframe_words *w)
+/*
+ * The data words of @fre.  @located (a constant): sframe_locate_fre()
+ * found @fre in this lookup, so its FDE's FRE type is valid and the row
+ * lies in the FRE sub-section (the words are still checked: in user memory
+ * the info byte may have changed since).
+ */
+static __always_inline int sframe_read_words(const struct sframe_section *sec,
+					     const struct sframe_fde *fde,
+					     const struct sframe_fre *fre,
+					     bool located,
+					     struct sframe_words *w)
 {
 	unsigned int asz = 1U << SFRAME_FUNC_FRE_TYPE(fde->info);
 	u32 off;
 
 	w->n = SFRAME_FRE_WORD_COUNT(fre->info);
-	if (unlikely(SFRAME_FUNC_FRE_TYPE(fde->info) > SFRAME_FRE_TYPE_ADDR4))
+	if (!located &&
+	    unlikely(SFRAME_FUNC_FRE_TYPE(fde->info) > SFRAME_FRE_TYPE_ADDR4))
 		return -SFRAME_E_FRE_TYPE;
 	if (unlikely(w->n > SFRAME_MAX_RULE_WORDS))
 		return -SFRAME_E_WORD_COUNT;
-	if (unlikely(fre->off < sec->fre_base ||
-		     fre->off > sec->fre_end - asz - 1))
+	if (!located && unlikely(fre->off < sec->fre_base ||
+				 fre->off > sec->fre_end - asz - 1))
 		return -SFRAME_E_FRE_BOUNDS;
 	off = fre->off + asz + 1;
 	switch (SFRAME_FRE_WORD_SIZE(fre->info)) {
@@ -1004,8 +1280,8 @@ static int sframe_read_words(const struct sframe_section *sec,
 }
 
 /* s390x stores CFA offsets as (offset - 160) / 8. */
-static int sframe_cfa_offset(const struct sframe_section *sec, s32 word,
-			     s32 *offset)
+static __always_inline int sframe_cfa_offset(const struct sframe_section *sec,
+					     s32 word, s32 *offset)
 {
 	s64 v = word;
 
@@ -1018,7 +1294,7 @@ static int sframe_cfa_offset(const struct sframe_section *sec, s32 word,
 }
 
 /* A stack slot relative to the CFA, as DEFAULT FDEs and the header give. */
-static void sframe_loc_slot(struct sframe_loc *loc, s32 offset)
+static __always_inline void sframe_loc_slot(struct sframe_loc *loc, s32 offset)
 {
 	*loc = (struct sframe_loc){
 		.kind = SFRAME_LOC_CFA, .deref = 1, .offset = offset
@@ -1026,8 +1302,8 @@ static void sframe_loc_slot(struct sframe_loc *loc, s32 offset)
 }
 
 /* DEFAULT FDE RA or FP word; s390x v2 encodes registers as odd values. */
-static void sframe_loc_word(const struct sframe_section *sec,
-			    struct sframe_loc *loc, s32 word)
+static __always_inline void sframe_loc_word(const struct sframe_section *sec,
+					    struct sframe_loc *loc, s32 word)
 {
 	if (sec->abi == SFRAME_ABI_S390X_ENDIAN_BIG &&
 	    sec->version == SFRAME_VERSION_2 &&
@@ -1067,9 +1343,9 @@ struct sframe_word_map {
  * DEFAULT rows: the CFA offset, the RA offset unless the header fixes the
  * RA slot (AMD64), then the FP offset; trailing words may be left out.
  */
-static int sframe_map_default(const struct sframe_section *sec,
-			      const struct sframe_words *w,
-			      struct sframe_word_map *m)
+static __always_inline int sframe_map_default(const struct sframe_section *sec,
+					      const struct sframe_words *w,
+					      struct sframe_word_map *m)
 {
 	unsigned int ra_idx = sec->fixed_ra ? SFRAME_NO_WORD : 1;
 	unsigned int fp_idx = sec->fixed_ra ? 1 : 2;
@@ -1119,10 +1395,10 @@ static int sframe_map_flex(const struct sframe_words *w,
 	return 0;
 }
 
-static int sframe_rule_default(const struct sframe_section *sec,
-			       const struct sframe_fre *fre,
-			       const struct sframe_words *w,
-			       struct sframe_rule *rule)
+static __always_inline int sframe_rule_default(const struct sframe_section *sec,
+					       const struct sframe_fre *fre,
+					       const struct sframe_words *w,
+					       struct sframe_rule *rule)
 {
 	struct sframe_word_map m;
 	int err;
@@ -1212,9 +1488,9 @@ static int sframe_rule_flex(const struct sframe_section *sec,
 	return 0;
 }
 
-static void sframe_rule_init(const struct sframe_section *sec,
-			     const struct sframe_fde *fde,
-			     struct sframe_rule *rule)
+static __always_inline void sframe_rule_init(const struct sframe_section *sec,
+					     const struct sframe_fde *fde,
+					     struct sframe_rule *rule)
 {
 	*rule = (struct sframe_rule){
 		.ra.kind = SFRAME_LOC_SAME,
@@ -1234,8 +1510,8 @@ static void sframe_rule_init(const struct sframe_section *sec,
 }
 
 /* FDE type: DEFAULT before v3; a negative error for an unknown one. */
-static int sframe_fde_type(const struct sframe_section *sec,
-			   const struct sframe_fde *fde)
+static __always_inline int sframe_fde_type(const struct sframe_section *sec,
+					   const struct sframe_fde *fde)
 {
 	unsigned int type = sec->version >= SFRAME_VERSION_3 ?
 			    SFRAME_V3_FUNC_FDE_TYPE(fde->info2) :
@@ -1246,23 +1522,11 @@ static int sframe_fde_type(const struct sframe_section *sec,
 	return type;
 }
 
-/**
- * sframe_fre_rule() - decode the recovery rule of one frame row entry
- * @sec: opened section
- * @fde: the function the row belongs to
- * @fre: the row (from sframe_find_fre() or sframe_read_fre())
- * @rule: result
- *
- * Interprets the data words per version, ABI and FDE type: CFA base and
- * offset (s390x scaling), RA and FP as fixed header slots, stack slots,
- * registers (s390x v2, v3 FLEX) or unchanged, padding, the outermost-frame
- * marker (no data words) and the AArch64 signed-RA bit.
- *
- * Return: 0, or a negative SFRAME_E_* code for a malformed row.
- */
-int sframe_fre_rule(const struct sframe_section *sec,
-		    const struct sframe_fde *fde, const struct sframe_fre *fre,
-		    struct sframe_rule *rule)
+/* sframe_fre_rule(), inlined into sframe_find(). */
+static __always_inline int sframe_rule(const struct sframe_section *sec,
+				       const struct sframe_fde *fde,
+				       const struct sframe_fre *fre,
+				       bool located, struct sframe_rule *rule)
 {
 	struct sframe_words w;
 	int type, err;
@@ -1276,7 +1540,7 @@ int sframe_fre_rule(const struct sframe_section *sec,
 	if (type == SFRAME_FDE_TYPE_FLEX)
 		rule->flags |= SFRAME_RULE_FLEX;
 
-	err = sframe_read_words(sec, fde, fre, &w);
+	err = sframe_read_words(sec, fde, fre, located, &w);
 	if (err)
 		return err;
 
@@ -1305,6 +1569,27 @@ int sframe_fre_rule(const struct sframe_section *sec,
 	}
 	return 0;
 }
+
+/**
+ * sframe_fre_rule() - decode the recovery rule of one frame row entry
+ * @sec: opened section
+ * @fde: the function the row belongs to
+ * @fre: the row (from sframe_find_fre() or sframe_read_fre())
+ * @rule: result
+ *
+ * Interprets the data words per version, ABI and FDE type: CFA base and
+ * offset (s390x scaling), RA and FP as fixed header slots, stack slots,
+ * registers (s390x v2, v3 FLEX) or unchanged, padding, the outermost-frame
+ * marker (no data words) and the AArch64 signed-RA bit.
+ *
+ * Return: 0, or a negative SFRAME_E_* code for a malformed row.
+ */
+int sframe_fre_rule(const struct sframe_section *sec,
+		    const struct sframe_fde *fde, const struct sframe_fre *fre,
+		    struct sframe_rule *rule)
+{
+	return sframe_rule(sec, fde, fre, false, rule);
+}
 EXPORT_SYMBOL_GPL(sframe_fre_rule);
 
 /**
@@ -1327,7 +1612,7 @@ int sframe_find(const struct sframe_section *sec, u64 pc,
 	struct sframe_fre fre;
 	int err;
 
-	err = sframe_find_fde(sec, pc, &fde);
+	err = sframe_search(sec, pc, &fde);
 	if (err)
 		return err;
 	if (fde.num_fres == 0) {
@@ -1341,10 +1626,10 @@ int sframe_find(const struct sframe_section *sec, u64 pc,
 		}
 		return -SFRAME_E_NO_FRE;
 	}
-	err = sframe_find_fre(sec, &fde, pc, &fre);
+	err = sframe_locate_fre(sec, &fde, pc, &fre);
 	if (err)
 		return err;
-	return sframe_fre_rule(sec, &fde, &fre, rule);
+	return sframe_rule(sec, &fde, &fre, true, rule);
 }
 EXPORT_SYMBOL_GPL(sframe_find);
 
@@ -1805,7 +2090,7 @@ int sframe_fre_field(const struct sframe_section *sec,
 	type = sframe_fde_type(sec, fde);
 	if (type < 0)
 		return type;
-	err = sframe_read_words(sec, fde, fre, &w);
+	err = sframe_read_words(sec, fde, fre, false, &w);
 	if (err || !w.n)
 		return err;
 	if (type == SFRAME_FDE_TYPE_FLEX)
