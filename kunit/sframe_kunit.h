@@ -9,6 +9,7 @@
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/types.h>
+#include <sframe/kernel.h>
 #include <sframe/sframe.h>
 
 struct sframe_kunit_loc {
@@ -86,6 +87,20 @@ static inline bool sframe_kunit_fde_at_symbol(unsigned long fde_start,
 	return fde_start == sym ||
 	       (IS_ENABLED(CONFIG_ARM64) && IS_ENABLED(CONFIG_FUNCTION_TRACER) &&
 		fde_start == sym + 8);
+}
+
+/**
+ * sframe_kunit_flagged() - is an address in a range the verifier flagged?
+ * @pc: kernel or module text address
+ *
+ * Return: true if a fixup of the build-time verifier (an UNRELIABLE
+ * annotation) covers @pc: SFrame is known wrong there.
+ */
+static inline bool sframe_kunit_flagged(unsigned long pc)
+{
+	const struct sframe_annot *a = sframe_annot_find(pc);
+
+	return a && a->type == SFRAME_ANNOT_UNRELIABLE;
 }
 
 #endif /* _SFRAME_KUNIT_H */

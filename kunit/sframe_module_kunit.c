@@ -69,14 +69,11 @@ static noinline unsigned long sframe_mod_irqsave(void)
 static unsigned int sframe_mod_unreliable(unsigned long start,
 					  unsigned long size)
 {
-	const struct sframe_annot *a;
 	unsigned int n = 0;
 	unsigned long pc;
 
-	for (pc = start; pc < start + size; pc++) {
-		a = sframe_annot_find(pc);
-		n += a && a->type == SFRAME_ANNOT_UNRELIABLE;
-	}
+	for (pc = start; pc < start + size; pc++)
+		n += sframe_kunit_flagged(pc);
 	return n;
 }
 

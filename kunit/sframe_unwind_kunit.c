@@ -409,16 +409,6 @@ static void sfu_post(struct kprobe *p, struct pt_regs *regs,
 {
 }
 
-/* Is @pc in a range the build-time verifier recorded as wrong (a fixup)? */
-static bool sfu_flagged(unsigned long pc)
-{
-	const struct sframe_annot *a;
-	struct sframe_rule rule;
-
-	sframe_kernel_lookup(pc, &a, &rule);
-	return a && a->type == SFRAME_ANNOT_UNRELIABLE;
-}
-
 static unsigned int sfu_insn_len(unsigned long addr)
 {
 #ifdef CONFIG_X86_64
@@ -485,7 +475,7 @@ static void sfu_test_kprobes(struct kunit *test)
 			 * clang 14's AArch64 prologues and epilogues have no
 			 * asynchronous CFI), the walk must be unreliable.
 			 */
-			if (sfu_flagged(addr)) {
+			if (sframe_kunit_flagged(addr)) {
 				if (sp->ret) {
 					flagged++;
 					continue;

@@ -8,6 +8,12 @@
 #include "search.h"
 #include "verify.h"
 
+/* The instruction at @p: A64 instructions are little-endian in any ELF. */
+static uint32_t a64_insn(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 /**
  * is_ftrace_nops() - arm64: is a gap the ftrace NOP pair in front of an FDE?
  * @in: the input
@@ -28,7 +34,7 @@ int is_ftrace_nops(const struct input *in, const struct region *r,
 	    !b || !in->has_sframe)
 		return 0;
 	for (i = 0; i < 2; i++)
-		if (elf_get(&in->f, b + 4 * i, 4) != 0xd503201f)
+		if (a64_insn(b + 4 * i) != 0xd503201f)
 			return 0;
 	return part_at(in, hi, &fde) && fde.start == hi;
 }
@@ -63,6 +69,12 @@ static unsigned int a64_reg(unsigned int r, int sp)
 	if (r == 31)
 		return sp ? A64_W_SP : 0;	/* SP, or XZR */
 	return r == 29 ? A64_W_FP : r == 30 ? A64_W_LR : 0;
+}
+
+/* BLR, BLRAA, BLRAB, BLRAAZ, BLRABZ */
+static int a64_is_blr(uint32_t i)
+{
+	return (i & 0xfefff000) == 0xd63f0000;
 }
 
 /*
@@ -109,8 +121,7 @@ static unsigned int a64_writes(uint32_t i)
 		}
 		return load && !v ? w | a64_reg(rd, 0) : w;
 	}
-	if ((i & 0xfc000000) == 0x94000000 ||		/* BL */
-	    (i & 0xfefff000) == 0xd63f0000)		/* BLR, BLRAA... */
+	if ((i & 0xfc000000) == 0x94000000 || a64_is_blr(i))	/* BL, BLR* */
 		return A64_W_LR;
 	if ((i & 0xfff00000) == 0xd5300000)		/* MRS */
 		return a64_reg(rd, 0);
@@ -121,7 +132,7 @@ static unsigned int a64_writes(uint32_t i)
 static int a64_ends_block(uint32_t i)
 {
 	return (i & 0xfc000000) == 0x14000000 ||
-	       ((i & 0xfe000000) == 0xd6000000 && (i & 0xfefff000) != 0xd63f0000);
+	       ((i & 0xfe000000) == 0xd6000000 && !a64_is_blr(i));
 }
 
 /*
@@ -158,18 +169,14 @@ static void check_arm64_stale(struct input *in, const struct sframe_rule *rule,
 	if (!b)
 		return;
 	for (a = lo; a + 4 < hi; a += 4) {
-		const uint8_t *p = b + (a - lo);
-
-		hit = a64_writes(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24);
+		hit = a64_writes(a64_insn(b + (a - lo)));
 		if (hit & mask)
 			break;
 	}
 	if (a + 4 >= hi)
 		return;
 	for (end = a + 4; end + 4 <= hi; end += 4) {
-		const uint8_t *p = b + (end - lo);
-
-		if (a64_ends_block(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24)) {
+		if (a64_ends_block(a64_insn(b + (end - lo)))) {
 			end += 4;
 			break;
 		}

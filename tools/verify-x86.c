@@ -309,6 +309,7 @@ static int is_bp_unchanged(const struct input *in, const struct region *r,
 	uint64_t start, n, i = 0;
 	unsigned int len;
 	const uint8_t *b;
+	int at_lo = 0;
 
 	if (o->bp_reg != ORC_REG_PREV_SP || rule->fp.kind != SFRAME_LOC_SAME)
 		return 0;
@@ -331,19 +332,13 @@ static int is_bp_unchanged(const struct input *in, const struct region *r,
 	b = text_bytes(in, start - 1, n + 1);
 	if (!b || b[0] != 0x55)				/* push %rbp */
 		return 0;
-	for (b++; start + i < lo; i += len) {
+	for (b++; start + i < hi; i += len) {
+		at_lo |= start + i == lo;
 		len = x86_prologue_len(b + i, n - i);
 		if (!len)
 			return 0;
 	}
-	if (start + i != lo)
-		return 0;
-	for (; start + i < hi; i += len) {
-		len = x86_prologue_len(b + i, n - i);
-		if (!len)
-			return 0;
-	}
-	return 1;
+	return at_lo;
 }
 
 /*
@@ -351,8 +346,8 @@ static int is_bp_unchanged(const struct input *in, const struct region *r,
  * instruction late (the compiler moved an instruction between the push
  * and its .cfi_adjust_cfa_offset: "push %rbx; mov %r10,%rbx; push ..."),
  * so SFrame's CFA is 8 short on the instruction after a push of a
- * register.  Recognised by that push's bytes right before @lo and a range
- * of at most one instruction.
+ * register.  Recognised by that push's byte right before @lo, 8 bytes
+ * between the CFAs, and a range no longer than one instruction (15 bytes).
  */
 static int is_late_push(const struct input *in, uint64_t lo, uint64_t hi,
 			const struct orc *o, const struct sframe_rule *r)
