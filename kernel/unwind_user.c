@@ -22,6 +22,18 @@
  * use and every later read is bounds-checked; nothing read earlier is
  * trusted.  A hostile section can only make the chain wrong or short.
  *
+ * Answer cache.  What a lookup found (a rule, or "no FDE here") is kept per
+ * CPU, keyed by the PC and the id of the mm's table: a table is never
+ * changed but replaced, and every new table gets an id never used before,
+ * so an answer is only found again while the same mappings hold the same
+ * sections (not after munmap(), exec or in another mm).  Only sections
+ * whose bytes are all mapped read-only from their own ELF file are cached
+ * (%SFRAME_USER_NO_CACHE); any mmap(), munmap() or mprotect() of their
+ * bytes makes a new table.  A cached answer is used exactly as a fresh
+ * one (the step still reads the stack fault-tolerantly), so even an answer
+ * from bytes changed behind our back (the file rewritten on disk) can
+ * only give a wrong or short chain, as a forged section can.
+ *
  * Faulting in.  perf samples in NMI or interrupt context, where a section
  * page that is not mapped yet cannot be faulted in: such a sample would
  * lose its chain.  So the pages are mapped before user code can run: a
@@ -54,6 +66,7 @@
 #include <linux/delay.h>
 #include <linux/elf.h>
 #include <linux/fs.h>
+#include <linux/hash.h>
 #include <linux/init.h>
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
@@ -86,28 +99,48 @@
  * @end: one past its last byte
  * @sframe: run-time address of the section
  * @size: bytes at @sframe that may belong to it (PT_GNU_SFRAME p_memsz)
- * @flags: bit %SFRAME_USER_FAULT_IN (set by readers, atomically)
+ * @bias: @sframe minus the section's offset in the ELF file
+ * @inode: the ELF file's inode, as an identity (never dereferenced; the
+ *         text mapping holds the file while the entry exists)
+ * @flags: bits %SFRAME_USER_FAULT_IN (set by readers, atomically) and
+ *         %SFRAME_USER_NO_CACHE
  */
 struct sframe_user_sec {
 	unsigned long start, end;
 	unsigned long sframe, size;
+	unsigned long bias;
+	const void *inode;
 	unsigned long flags;
 };
 
-/* struct sframe_user_sec.flags: fault-in of the section requested */
+/*
+ * struct sframe_user_sec.flags:
+ * %SFRAME_USER_FAULT_IN: fault-in of the section requested (set by readers)
+ * %SFRAME_USER_NO_CACHE: the section's bytes are not all mapped
+ *	read-only from its own ELF file (not mapped yet, writable, another
+ *	file or anonymous memory over them, or unmapped or made writable
+ *	since): its answers are not cached (sframe_user_bytes_changed())
+ */
 #define SFRAME_USER_FAULT_IN	0
+#define SFRAME_USER_NO_CACHE	1
 
 /**
  * struct sframe_user_mm - an mm's table of sections (replaced as a whole)
  * @rcu: for kfree_rcu()
+ * @id: unique among all tables ever made (sframe_user_alloc()): the key
+ *      of the answers cached from this table
  * @nr: entries in @secs
  * @secs: sorted by @start, non-overlapping
  */
 struct sframe_user_mm {
 	struct rcu_head rcu;
+	u64 id;
 	unsigned int nr;
 	struct sframe_user_sec secs[];
 };
+
+/* The last table id handed out; 64 bits never wrap. */
+static atomic64_t sframe_user_last_id = ATOMIC64_INIT(0);
 
 /* ---- the per-mm table ----------------------------------------------------- */
 
@@ -120,10 +153,15 @@ static struct sframe_user_mm *sframe_user_table(struct mm_struct *mm)
 					 !atomic_read(&mm->mm_users));
 }
 
+/* Every table is new: a new id, so that no cached answer applies to it. */
 static struct sframe_user_mm *sframe_user_alloc(unsigned int nr)
 {
-	return kzalloc(struct_size((struct sframe_user_mm *)NULL, secs, nr),
-		       GFP_KERNEL);
+	struct sframe_user_mm *t;
+
+	t = kzalloc(struct_size(t, secs, nr), GFP_KERNEL);
+	if (t)
+		t->id = atomic64_inc_return(&sframe_user_last_id);
+	return t;
 }
 
 static void sframe_user_publish(struct mm_struct *mm, struct sframe_user_mm *new)
@@ -237,6 +275,8 @@ static bool sframe_user_elf(struct vm_area_struct *vma,
 		goto out;
 	sec->sframe = bias + sframe->p_vaddr;
 	sec->size = min_t(u64, sframe->p_memsz, SFRAME_USER_MAX_SIZE);
+	sec->bias = sec->sframe - sframe->p_offset;
+	sec->inode = file_inode(file);
 	kfree(ph);
 	return true;
 out:
@@ -244,23 +284,124 @@ out:
 	return false;
 }
 
+/* Do [@start, @end) and the bytes of @s's section overlap? */
+static bool sframe_user_bytes_in(const struct sframe_user_sec *s,
+				 unsigned long start, unsigned long end)
+{
+	return s->sframe < end && start < s->sframe + s->size;
+}
+
+/*
+ * Are all bytes of @sec's section mapped, read-only, from its own ELF file
+ * at the offsets the program headers give?  Then they can only change
+ * through a later mmap(), munmap() or mprotect() of them, which the hooks
+ * see.
+ */
+static bool sframe_user_bytes_sealed(struct mm_struct *mm,
+				     const struct sframe_user_sec *sec)
+{
+	unsigned long at = sec->sframe, end = sec->sframe + sec->size;
+	VMA_ITERATOR(vmi, mm, sec->sframe);
+	struct vm_area_struct *vma;
+
+	if (end <= at)
+		return false;		/* forged: never cached */
+	for_each_vma_range(vmi, vma, end) {
+		if (vma->vm_start > at || (vma->vm_flags & VM_WRITE) ||
+		    !vma->vm_file || file_inode(vma->vm_file) != sec->inode ||
+		    vma->vm_start - (vma->vm_pgoff << PAGE_SHIFT) != sec->bias)
+			return false;
+		at = vma->vm_end;
+		if (at >= end)
+			return true;
+	}
+	return false;
+}
+
+/* sframe_user_bytes_changed() @how */
+enum sframe_user_change {
+	SFRAME_USER_REMAPPED,	/* after an mmap(): seal again if sealed */
+	SFRAME_USER_UNMAPPED,	/* before an munmap(): no longer sealed */
+	SFRAME_USER_WRITABLE,	/* before an mprotect() adding write */
+	SFRAME_USER_PROTECTED,	/* before another mprotect(): as it was */
+};
+
+/*
+ * A mapping change touches [@start, @end): the sections whose bytes lie
+ * there (and are mapped, for an munmap()) go into a new table, whose new
+ * id no answer cached before carries, with %SFRAME_USER_NO_CACHE as @how
+ * says.
+ */
+static void sframe_user_bytes_changed(struct mm_struct *mm,
+				      unsigned long start, unsigned long end,
+				      enum sframe_user_change how)
+{
+	struct sframe_user_mm *old = sframe_user_table(mm), *new;
+	bool hit = false;
+	unsigned int i;
+
+	for (i = 0; old && i < old->nr; i++)
+		hit |= sframe_user_bytes_in(&old->secs[i], start, end);
+	if (!hit)
+		return;
+	new = sframe_user_alloc(old->nr);
+	if (!new) {
+		/* Without memory for the copy, forget them all: never stale. */
+		sframe_user_publish(mm, NULL);
+		return;
+	}
+	memcpy(new->secs, old->secs, old->nr * sizeof(old->secs[0]));
+	new->nr = old->nr;
+	for (i = 0; i < new->nr; i++) {
+		struct sframe_user_sec *s = &new->secs[i];
+
+		if (!sframe_user_bytes_in(s, start, end))
+			continue;
+		switch (how) {
+		case SFRAME_USER_REMAPPED:
+			if (sframe_user_bytes_sealed(mm, s))
+				__clear_bit(SFRAME_USER_NO_CACHE, &s->flags);
+			else
+				__set_bit(SFRAME_USER_NO_CACHE, &s->flags);
+			break;
+		case SFRAME_USER_UNMAPPED:
+			if (find_vma_intersection(mm, max(start, s->sframe),
+						  min(end, s->sframe + s->size)))
+				__set_bit(SFRAME_USER_NO_CACHE, &s->flags);
+			break;
+		case SFRAME_USER_WRITABLE:
+			__set_bit(SFRAME_USER_NO_CACHE, &s->flags);
+			break;
+		case SFRAME_USER_PROTECTED:
+			break;
+		}
+	}
+	sframe_user_publish(mm, new);
+}
+
 /**
  * sframe_user_mmap() - note a new mapping (mmap hook)
  * @vma: the mapping, just inserted; mmap_lock is held for writing
  *
  * An executable file mapping of an ELF file with PT_GNU_SFRAME makes its
- * section known; any mapping of a known section's bytes gets them
- * faulted in (sframe_user_prefault()).
+ * section known; a writable mapping over a known section's bytes stops
+ * the caching of its answers; any mapping of a known section's bytes gets
+ * them faulted in (sframe_user_prefault()).
  */
 void sframe_user_mmap(struct vm_area_struct *vma)
 {
-	struct sframe_user_sec sec;
+	struct sframe_user_sec sec = { };
 
 	if (!vma->vm_mm || vma->vm_mm != current->mm)
 		return;
 	if ((vma->vm_flags & VM_EXEC) && vma->vm_file &&
-	    sframe_user_elf(vma, &sec))
+	    sframe_user_elf(vma, &sec)) {
+		if (!sframe_user_bytes_sealed(vma->vm_mm, &sec))
+			__set_bit(SFRAME_USER_NO_CACHE, &sec.flags);
 		sframe_user_insert(vma->vm_mm, &sec);
+	}
+	sframe_user_bytes_changed(vma->vm_mm, vma->vm_start, vma->vm_end,
+				  SFRAME_USER_REMAPPED);
 	sframe_user_prefault(vma);
 }
 
@@ -269,27 +410,40 @@ void sframe_user_mmap(struct vm_area_struct *vma)
  * @mm: the mm; mmap_lock is held for writing
  * @start: first unmapped byte
  * @end: one past the last
+ *
+ * Unmapped section bytes may come back with other contents: the section
+ * (if its text stays) has its answers no longer cached.
  */
 void sframe_user_munmap(struct mm_struct *mm, unsigned long start,
 			unsigned long end)
 {
 	sframe_user_remove(mm, start, end);
+	sframe_user_bytes_changed(mm, start, end, SFRAME_USER_UNMAPPED);
 }
 
 /**
- * sframe_user_mprotect() - forget text whose protection changes
+ * sframe_user_mprotect() - a mapping's protection changes (mprotect hook)
  * @mm: the mm; mmap_lock is held for writing
  * @start: first byte
  * @end: one past the last
+ * @oldflags: the mapping's vm_flags before
+ * @newflags: after
  *
- * Text made writable may be rewritten (a JIT, a patcher): its SFrame no
- * longer describes it.  Data ranges (RELRO, the section itself) keep the
- * entries; their contents are never trusted anyway.
+ * Text whose protection changes is forgotten: text made writable may be
+ * rewritten (a JIT, a patcher), and its SFrame no longer describes it.
+ * Data ranges (RELRO, the section itself) keep the entries, their
+ * contents are never trusted anyway; but section bytes made writable
+ * have their section's answers no longer cached.
  */
 void sframe_user_mprotect(struct mm_struct *mm, unsigned long start,
-			  unsigned long end)
+			  unsigned long end, unsigned long oldflags,
+			  unsigned long newflags)
 {
-	sframe_user_remove(mm, start, end);
+	if ((oldflags | newflags) & VM_EXEC)
+		sframe_user_remove(mm, start, end);
+	sframe_user_bytes_changed(mm, start, end,
+				  newflags & VM_WRITE ? SFRAME_USER_WRITABLE :
+							SFRAME_USER_PROTECTED);
 }
 
 /**
@@ -325,9 +479,11 @@ void sframe_user_mm_free(struct mm_struct *mm)
 		kfree_rcu(t, rcu);
 }
 
-/* The section of @pc in current's mm, copied out under RCU. */
-/* The entry of current's mm whose text holds @pc; under rcu_read_lock(). */
-static struct sframe_user_sec *sframe_user_sec_of(unsigned long pc)
+/*
+ * The entry of current's mm whose text holds @pc, and the table's id;
+ * under rcu_read_lock().
+ */
+static struct sframe_user_sec *sframe_user_sec_of(unsigned long pc, u64 *id)
 {
 	struct mm_struct *mm = current->mm;
 	struct sframe_user_mm *t;
@@ -336,6 +492,7 @@ static struct sframe_user_sec *sframe_user_sec_of(unsigned long pc)
 	t = mm ? rcu_dereference(mm->sframe_user) : NULL;
 	if (!t)
 		return NULL;
+	*id = t->id;
 	hi = t->nr;
 	while (lo < hi) {
 		unsigned int mid = lo + (hi - lo) / 2;
@@ -350,13 +507,14 @@ static struct sframe_user_sec *sframe_user_sec_of(unsigned long pc)
 	return NULL;
 }
 
-/* The section of @pc in current's mm, copied out under RCU. */
-static bool sframe_user_find_sec(unsigned long pc, struct sframe_user_sec *out)
+/* The section of @pc in current's mm and its table's id, copied out. */
+static bool sframe_user_find_sec(unsigned long pc, struct sframe_user_sec *out,
+				 u64 *id)
 {
 	struct sframe_user_sec *s;
 
 	rcu_read_lock();
-	s = sframe_user_sec_of(pc);
+	s = sframe_user_sec_of(pc, id);
 	if (s)
 		*out = *s;
 	rcu_read_unlock();
@@ -503,9 +661,10 @@ static void sframe_user_want_pages(unsigned long pc)
 {
 	struct sframe_user_request *r;
 	struct sframe_user_sec *s;
+	u64 id;
 
 	rcu_read_lock();
-	s = sframe_user_sec_of(pc);
+	s = sframe_user_sec_of(pc, &id);
 	if (s && !test_and_set_bit(SFRAME_USER_FAULT_IN, &s->flags)) {
 		r = this_cpu_ptr(&sframe_user_request);
 		if (!READ_ONCE(r->task)) {
@@ -525,6 +684,7 @@ static void sframe_user_want_pages(unsigned long pc)
 
 struct sframe_user_stats {
 	u64 samples, frames, frames_sframe, frames_fp, errors, cycles;
+	u64 cache_hits, cache_misses;
 };
 
 static DEFINE_PER_CPU(struct sframe_user_stats, sframe_user_stats);
@@ -556,9 +716,71 @@ static const struct sframe_step_arch sframe_user_arch = SFRAME_ARCH_STEP;
 enum sframe_user_step { SFU_NEXT, SFU_END, SFU_ERROR };
 
 /*
- * The rule of @lookup from the SFrame section of its mapping, opened (its
- * header validated) once per walk and section; every read after that is
- * bounds-checked again.  Nothing is kept from one sample to the next.
+ * The answer cache: per CPU, direct-mapped by PC, the last answers of
+ * sframe_user_find() (a rule, or "no FDE here"), keyed by the PC and the
+ * id of the mm's table they came from.  Every change of a table makes a
+ * new one with a new id, and ids are never reused: an answer can only be
+ * found again for the same mm, the same mappings and the same sections
+ * (not after munmap, exec or another process's table at the same
+ * address), by construction.  Sections whose bytes may have changed since
+ * they became known (%SFRAME_USER_NO_CACHE) are never cached.
+ *
+ * Walks run with preemption off, in task, IRQ or NMI context; only the
+ * outermost walk on a CPU fills entries.  A walk that interrupts a fill
+ * finds the entry empty (pc 0) and looks up directly, so it never sees a
+ * half-written entry.
+ */
+#define SFRAME_USER_CACHE_BITS	8
+
+struct sframe_user_answer {
+	unsigned long pc;		/* 0: empty, or being filled */
+	u64 id;
+	int err;			/* 0 or -SFRAME_E_NO_FDE */
+	struct sframe_rows_rule rule;
+};
+
+static DEFINE_PER_CPU(struct sframe_user_answer[1 << SFRAME_USER_CACHE_BITS],
+		      sframe_user_cache);
+static DEFINE_PER_CPU(unsigned int, sframe_user_nesting);
+
+static bool sframe_user_cache_on = true;
+
+static __always_inline struct sframe_user_answer *
+sframe_user_answer_of(unsigned long pc)
+{
+	return this_cpu_ptr(&sframe_user_cache[hash_long(pc,
+							  SFRAME_USER_CACHE_BITS)]);
+}
+
+static void sframe_user_cache_put(unsigned long pc, u64 id, int err,
+				  const struct sframe_rule *rule)
+{
+	struct sframe_user_answer *a = sframe_user_answer_of(pc);
+
+	if (__this_cpu_read(sframe_user_nesting) != 1)
+		return;
+	WRITE_ONCE(a->pc, 0);
+	barrier();
+	a->id = id;
+	a->err = err;
+	if (err) {
+		memset(&a->rule, 0, sizeof(a->rule));
+		goto done;
+	}
+	a->rule.cfa = rule->cfa;
+	a->rule.ra = rule->ra;
+	a->rule.fp = rule->fp;
+	a->rule.sp_from_cfa = rule->sp_from_cfa;
+	a->rule.flags = rule->flags;
+done:
+	barrier();
+	WRITE_ONCE(a->pc, pc);
+}
+
+/*
+ * The rule of @lookup from the SFrame section of its mapping: from the
+ * answer cache, or opened (its header validated) once per walk and
+ * section, every read after that bounds-checked again.
  *
  * Return: 0 with @rule filled, 1 if no known section holds @lookup, or a
  * negative SFrame error (-SFRAME_E_NO_FDE: in the section, not in an FDE).
@@ -566,11 +788,28 @@ enum sframe_user_step { SFU_NEXT, SFU_END, SFU_ERROR };
 static int sframe_user_rule(struct sframe_user_cursor *cur,
 			    unsigned long lookup, struct sframe_rule *rule)
 {
+	struct sframe_user_answer *a;
 	struct sframe_user_sec us;
+	bool cache;
+	u64 id;
 	int err;
 
-	if (!sframe_user_find_sec(lookup, &us))
+	if (!sframe_user_find_sec(lookup, &us, &id))
 		return 1;			/* no section: not an error */
+	cache = READ_ONCE(sframe_user_cache_on) &&
+		!test_bit(SFRAME_USER_NO_CACHE, &us.flags);
+	if (cache) {
+		a = sframe_user_answer_of(lookup);
+		if (READ_ONCE(a->pc) == lookup && a->id == id) {
+			rule->cfa = a->rule.cfa;
+			rule->ra = a->rule.ra;
+			rule->fp = a->rule.fp;
+			rule->sp_from_cfa = a->rule.sp_from_cfa;
+			rule->flags = a->rule.flags;
+			this_cpu_inc(sframe_user_stats.cache_hits);
+			return a->err;
+		}
+	}
 	if (cur->base != us.sframe || cur->limit != us.size) {
 		cur->base = us.sframe;
 		cur->limit = us.size;
@@ -589,6 +828,10 @@ static int sframe_user_rule(struct sframe_user_cursor *cur,
 	err = sframe_user_find(&cur->sec, lookup, rule);
 	if (err == -SFRAME_E_FAULT)
 		sframe_user_want_pages(lookup);
+	this_cpu_inc(sframe_user_stats.cache_misses);
+	/* Answers of the section's bytes; not a failed read or a bad header. */
+	if (cache && (!err || err == -SFRAME_E_NO_FDE))
+		sframe_user_cache_put(lookup, id, err, rule);
 	return err;
 }
 
@@ -664,6 +907,9 @@ bool sframe_user_callchain(struct perf_callchain_entry_ctx *entry,
 	u64 c0 = get_cycles();
 	unsigned long ra;
 
+	/* One CPU's cache throughout; fills only in the outermost walk. */
+	preempt_disable_notrace();
+	__this_cpu_inc(sframe_user_nesting);
 	for (n = 0; n < SFRAME_USER_MAX_FRAMES && entry->nr < entry->max_stack;
 	     n++) {
 		enum sframe_user_step s = sframe_user_step(&f, &ra, &fp_used);
@@ -692,6 +938,8 @@ bool sframe_user_callchain(struct perf_callchain_entry_ctx *entry,
 	st->frames_sframe += frames - by_fp;
 	st->errors += error;
 	st->cycles += get_cycles() - c0;
+	__this_cpu_dec(sframe_user_nesting);
+	preempt_enable_notrace();
 	return true;
 }
 
@@ -713,11 +961,15 @@ static int sframe_user_stats_show(struct seq_file *m, void *v)
 		sum.frames_fp += s->frames_fp;
 		sum.errors += s->errors;
 		sum.cycles += s->cycles;
+		sum.cache_hits += s->cache_hits;
+		sum.cache_misses += s->cache_misses;
 	}
 	seq_printf(m, "samples %llu\nframes %llu\nframes_sframe %llu\n",
 		   sum.samples, sum.frames, sum.frames_sframe);
 	seq_printf(m, "frames_fp %llu\nerrors %llu\nns %llu\n", sum.frames_fp,
 		   sum.errors, div64_u64(sum.cycles * sframe_user_cycle_ps, 1000));
+	seq_printf(m, "cache_hits %llu\ncache_misses %llu\n", sum.cache_hits,
+		   sum.cache_misses);
 	seq_printf(m, "prefault_requests %ld\nlazy_fault_requests %ld\nfault_in_pages %ld\n",
 		   atomic_long_read(&sframe_user_prefaults),
 		   atomic_long_read(&sframe_user_lazy_faults),
@@ -782,3 +1034,6 @@ late_initcall(sframe_user_init);
 module_param_named(user_prefault, sframe_user_prefault_on, bool, 0644);
 MODULE_PARM_DESC(user_prefault,
 		 "map sections' pages when they are mapped and at fork (default on)");
+module_param_named(user_cache, sframe_user_cache_on, bool, 0644);
+MODULE_PARM_DESC(user_cache,
+		 "cache the answers of unchanged user sections per CPU (default on)");

@@ -421,6 +421,27 @@ user_first_samples() {
 	echo 1 >$fs_param
 }
 
+# ---- no cached answer outlives its mapping ---------------------------------
+# /usr/test/sframe-remap dlopen()s libremap-a.so and libremap-b.so in turn
+# (same code layout, other frame sizes) while perf samples it: each round's
+# samples in its leaf must walk with this round's library's rule, never
+# with an answer cached from the other one at the same address (qemu/user/
+# remap.c). Run with the answer cache on, then off: both must pass.
+user_remap_test() {
+	ur_param=/sys/module/sframe/parameters/user_cache
+	for ur_cache in 1 0; do
+		[ -w $ur_param ] && echo $ur_cache >$ur_param
+		/usr/test/sframe-remap -r "${USER_REMAP_ROUNDS:-12}" /usr/test \
+			>/tmp/user-remap.out 2>&1
+		ur_rc=$?
+		ur_sum=$(sed -n 's/^sframe-remap: \([0-9]* rounds.*\)/\1/p' /tmp/user-remap.out)
+		if [ "$ur_rc" = 0 ]; then ur_v=PASS; else ur_v=FAIL; fi
+		echo "$ur_v: user remap: answer cache $([ $ur_cache = 1 ] && echo on || echo off): libraries swapped at one address, every chain from the library mapped now (${ur_sum:-no result})"
+		[ $ur_v = PASS ] || sed 's/^/    /' /tmp/user-remap.out
+	done
+	[ -w $ur_param ] && echo 1 >$ur_param
+}
+
 # ---- hostile input for the user unwinder ------------------------------------
 # /usr/test/sframe-hostile samples itself with perf while it forges its own
 # .sframe in place (header, FDEs, FREs, flips, truncation, flapping bytes,
@@ -489,10 +510,13 @@ user_unwind_bench() {
 		/usr/test/$ub_bin -n "${USER_UNWIND_BENCH_SAMPLES:-2000}" -T 120 -q \
 			>/tmp/user-bench.out 2>&1
 		ub_rc=$?
-		# "ns/sample frames/sample" of this run, or nothing without samples
+		# "ns/sample frames/sample cache-hit-%" of this run, or nothing
+		# without samples
 		ub_one=$(awk '$1 == "samples" { s = $2 } $1 == "frames" { f = $2 }
 			      $1 == "ns" { n = $2 }
-			      END { if (s > 0) printf "%.0f %.1f", n / s, f / s }' $ub_stats)
+			      $1 == "cache_hits" { h = $2 } $1 == "cache_misses" { m = $2 }
+			      END { if (s > 0) printf "%.0f %.1f %.1f", n / s, f / s,
+						    (h + m > 0 ? 100 * h / (h + m) : 0) }' $ub_stats)
 		if [ "$ub_rc" = 2 ] || [ -z "$ub_one" ]; then
 			echo "FAIL: user unwind bench: $ub_bin: no samples in $ub_stats (sampler exit $ub_rc)"
 			sed 's/^/    /' /tmp/user-bench.out
@@ -501,14 +525,15 @@ user_unwind_bench() {
 		fi
 		ub_res="$ub_res $ub_one"
 	done
-	# shellcheck disable=SC2086 # ub_res: four numbers
+	# shellcheck disable=SC2086 # ub_res: six numbers
 	echo $ub_res | awk '{
 		printf "BENCH: user callchain: frame pointers %d ns/sample (%.1f frames), ", $1, $2
-		printf "SFrame %d ns/sample (%.1f frames), ", $3, $4
+		printf "SFrame %d ns/sample (%.1f frames), ", $4, $5
 		if ($1 > 0)
-			printf "ratio %.2f (goal <= 2.00)\n", $3 / $1
+			printf "ratio %.2f (goal <= 2.00); ", $4 / $1
 		else
-			printf "ratio n/a (goal <= 2.00)\n"
+			printf "ratio n/a (goal <= 2.00); "
+		printf "SFrame lookups answered by the cache: %.1f%%\n", $6
 	}'
 }
 
@@ -695,10 +720,12 @@ if [ -z "$kunit_only" ] && { want user || want hostile-mt || want bench; } &&
 		user_hostile_tests concurrent
 	elif [ -n "$tour" ]; then
 		USER_UNWIND_SAMPLES=300 user_unwind_tests
+		USER_REMAP_ROUNDS=4 user_remap_test
 		USER_UNWIND_BENCH_SAMPLES=500 user_unwind_bench
 	else
 		user_unwind_tests
 		user_first_samples
+		user_remap_test
 		user_hostile_tests
 		user_unwind_bench
 	fi

@@ -25,6 +25,11 @@
 #                        CFI by tools/sframe-gen --object, static
 #   chain-work-clang     chain-work-static built the same way by clang, for
 #                        Debian's perf
+#   sframe-remap         dynamic, SFrame: dlopen()s libremap-a.so and
+#   libremap-[ab].so     libremap-b.so (one source, two frame sizes, the same
+#                        layout) in turn at the same address while perf
+#                        samples it: no cached answer outlives its mapping
+#                        (remap.c)
 # and sysroot/: the dynamic loader and the libraries the dynamic build
 # needs, at the paths the target looks for them (for the initramfs).
 # Checks that the SFrame builds have a PT_GNU_SFRAME segment and the
@@ -107,16 +112,20 @@ cmds=(
 "$CC $CFLAGS $OMIT $SFRAME -static -pthread -o churn $SRC/churn.c $SRC/perfring.c"
 "gen_clang chain-clang-static $SRCS $LIB"
 "gen_clang chain-work-clang $WSRCS $LIB"
+"$CC $SFRAME -fPIC -shared -nostdlib -DFRAME=0x100 -o libremap-a.so $SRC/remaplib.S"
+"$CC $SFRAME -fPIC -shared -nostdlib -DFRAME=0x200 -o libremap-b.so $SRC/remaplib.S"
+"$CC $CFLAGS $OMIT $SFRAME -o sframe-remap $SRC/remap.c $SRC/remapcall.S $SRC/perfring.c -ldl"
 )
 outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp
       chain-work-static chain-work-dyn chain-work-threads sframe-hostile churn
-      chain-clang-static chain-work-clang"
+      chain-clang-static chain-work-clang libremap-a.so libremap-b.so
+      sframe-remap"
 
 # rebuilt when a command line, a source, this script, the compiler or the
 # C library changes
 stamp=$( { printf '%s\n' "${cmds[@]}"; $CC --version | sed -n 1p
 	   $CLANG --version | sed -n 1p; sha256sum "$GEN"
-	   dpkg-query -W "$LIBC"; cat "$SRC"/*.c "$SRC"/*.h "$0" \
+	   dpkg-query -W "$LIBC"; cat "$SRC"/*.c "$SRC"/*.h "$SRC"/*.S "$0" \
 	   "$ROOT"/include/sframe/*.h "$ROOT/lib/sframe/sframe.c" \
 	   "$ROOT"/tools/elf.[ch] "$ROOT/tools/search.h"; } |
 	 sha256sum | cut -d' ' -f1)
@@ -144,6 +153,7 @@ for f in $outs; do
 		{ echo "[user $A] $f: not built for $MACHINE" >&2; exit 1; }
 	case $f in
 	chain-sframe-*|chain-work-*|chain-clang-*|libchain.so|sframe-hostile|churn) want=1 ;;
+	libremap-*|sframe-remap) want=1 ;;
 	*) want=0 ;;
 	esac
 	have=$(readelf -lW "$f" | grep -c '^ *GNU_SFRAME ' || true)

@@ -268,7 +268,8 @@ EOT
 	# and libraries at their paths (/lib is already there)
 	echo "dir /usr 755 0 0"
 	echo "dir /usr/test 755 0 0"
-	for f in "$user"/chain-* "$user"/libchain.so "$user"/sframe-hostile "$user"/churn; do
+	for f in "$user"/chain-* "$user"/libchain.so "$user"/sframe-hostile "$user"/churn \
+		 "$user"/sframe-remap "$user"/libremap-[ab].so; do
 		echo "file /usr/test/${f##*/} $f 755 0 0"
 	done
 	(cd "$user/sysroot" && find . -mindepth 1 -type d | sort) | sed 's|^\.||' |

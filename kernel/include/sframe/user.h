@@ -42,7 +42,8 @@ void sframe_user_mmap(struct vm_area_struct *vma);
 void sframe_user_munmap(struct mm_struct *mm, unsigned long start,
 			unsigned long end);
 void sframe_user_mprotect(struct mm_struct *mm, unsigned long start,
-			  unsigned long end);
+			  unsigned long end, unsigned long oldflags,
+			  unsigned long newflags);
 void sframe_user_dup(struct mm_struct *mm, struct mm_struct *oldmm);
 void sframe_user_fork(struct task_struct *p, u64 clone_flags);
 void sframe_user_mm_free(struct mm_struct *mm);
@@ -56,7 +57,9 @@ static inline void sframe_user_munmap(struct mm_struct *mm,
 				      unsigned long start, unsigned long end) { }
 static inline void sframe_user_mprotect(struct mm_struct *mm,
 					unsigned long start,
-					unsigned long end) { }
+					unsigned long end,
+					unsigned long oldflags,
+					unsigned long newflags) { }
 static inline void sframe_user_dup(struct mm_struct *mm,
 				   struct mm_struct *oldmm) { }
 static inline void sframe_user_fork(struct task_struct *p,
