@@ -13,10 +13,11 @@
  * walk an RCU list and never sleep or take locks, so unwinders may call
  * sframe_kernel_find() from any context.
  *
- * sframe_kernel_lookup() answers both questions an unwinder step asks
- * (annotation, SFrame rule) through a small per-CPU cache of recent
- * answers: kernel stacks repeat the same return addresses all the time.
- * See sframe_kernel_lookup() for why it is safe in NMI context.
+ * sframe_kernel_answer() (sframe/kernel.h) answers the questions an
+ * unwinder step asks of an address (annotation, SFrame rule, does a call
+ * end there) through a small per-CPU cache of recent answers: kernel
+ * stacks repeat the same return addresses all the time.  See there for
+ * why it is safe in NMI context.
  */
 #define pr_fmt(fmt) "sframe: " fmt
 
@@ -27,6 +28,7 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/hash.h>
+#include <linux/kprobes.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rculist.h>
@@ -39,6 +41,7 @@
 #include <linux/workqueue.h>
 #include <asm/sections.h>
 #include <sframe/kernel.h>
+#include "unwind_arch.h"
 
 extern const u8 __start_sframe[], __stop_sframe[];
 extern struct sframe_annot __start_sframe_annot[], __stop_sframe_annot[];
@@ -50,26 +53,9 @@ static struct sframe_rows sframe_vmlinux_rows_mem;
 static const struct sframe_rows *sframe_vmlinux_rows;
 static struct sframe_annot_table sframe_vmlinux_annot __ro_after_init;
 
-/*
- * The lookup cache: per CPU, direct-mapped by address.  An entry is valid
- * for the generation it was filled in; loading or freeing a module starts
- * a new generation (text addresses may be reused), which empties every
- * cache at once.
- */
-#define SFRAME_CACHE_BITS	8
-#define SFRAME_CACHE_SIZE	BIT(SFRAME_CACHE_BITS)
-
-struct sframe_cache_entry {
-	unsigned long pc;		/* 0: being filled or empty */
-	unsigned int gen;
-	int err;
-	const struct sframe_annot *annot;
-	struct sframe_rule rule;
-};
-
-static DEFINE_PER_CPU(struct sframe_cache_entry [SFRAME_CACHE_SIZE],
-		      sframe_cache);
-static unsigned int sframe_cache_gen = 1;
+/* The lookup cache (sframe/kernel.h, sframe_kernel_answer()). */
+DEFINE_PER_CPU(struct sframe_cache_entry [SFRAME_CACHE_SIZE], sframe_cache);
+unsigned int sframe_cache_gen = 1;
 static bool sframe_cache_ready __read_mostly;
 
 static void sframe_cache_invalidate(void)
@@ -728,57 +714,82 @@ static int sframe_lookup_uncached(unsigned long pc,
 	return err;
 }
 
+/* The recovery fields of @rule. */
+static void sframe_rows_rule_of(struct sframe_rows_rule *r,
+				const struct sframe_rule *rule)
+{
+	r->cfa = rule->cfa;
+	r->ra = rule->ra;
+	r->fp = rule->fp;
+	r->sp_from_cfa = rule->sp_from_cfa;
+	r->flags = rule->flags;
+}
+
+/**
+ * sframe_kernel_answer_fill() - look up what the cache does not have
+ * @pc: text address
+ * @e: its cache entry (of this CPU), filled in task context
+ * @gen: the cache generation read before
+ * @ans: result
+ *
+ * The slow path of sframe_kernel_answer(), with preemption disabled.
+ */
+noinline void sframe_kernel_answer_fill(unsigned long pc,
+					struct sframe_cache_entry *e,
+					unsigned int gen,
+					struct sframe_answer *ans)
+{
+	struct sframe_rule rule;
+	int err;
+
+	err = sframe_lookup_uncached(pc, &ans->annot, &rule);
+	ans->err = err;
+	if (err) {
+		memset(&ans->rule, 0, sizeof(ans->rule));
+	} else {
+		/* Saves below SP were restored already: see there. */
+		sframe_rule_no_red_zone(&rule, SFRAME_ARCH_SP_REG);
+		sframe_rows_rule_of(&ans->rule, &rule);
+	}
+	ans->after_call = sframe_arch_after_call(pc + 1);
+	if (!READ_ONCE(sframe_cache_ready) || in_interrupt())
+		return;
+	WRITE_ONCE(e->pc, 0);
+	barrier();
+	e->gen = gen;
+	e->ans = *ans;
+	barrier();
+	WRITE_ONCE(e->pc, pc);
+}
+NOKPROBE_SYMBOL(sframe_kernel_answer_fill);
+
 /**
  * sframe_kernel_lookup() - annotation and SFrame rule of a text address
  * @pc: text address
  * @annot: result: the annotation covering @pc, or NULL
  * @rule: result: the SFrame rule's recovery fields (CFA, RA, FP, SP
- *        adjustment, flags), valid when 0 is returned; its function fields
- *        may be zero (decoded rows do not keep them: sframe_kernel_find()
- *        has them)
+ *        adjustment, flags) as the unwinder uses them (saves below SP
+ *        dropped, sframe_rule_no_red_zone()), valid when 0 is returned;
+ *        its function fields are zero (sframe_kernel_find() has them)
  *
- * The same answers as sframe_annot_find() and sframe_kernel_find(), from
- * a per-CPU cache when @pc was looked up recently.  Only task context
- * fills the cache, with preemption disabled: nothing else can write to
- * this CPU's cache meanwhile.  An interrupt, exception or NMI that lands
- * during a fill finds the entry empty (pc == 0) and looks up directly; it
- * reads the cache but never writes it.  Safe in any context.
+ * sframe_kernel_answer() for those who want a struct sframe_rule.
  *
  * Return: 0, or a negative SFRAME_E_* code as sframe_kernel_find().
  */
 int sframe_kernel_lookup(unsigned long pc, const struct sframe_annot **annot,
 			 struct sframe_rule *rule)
 {
-	struct sframe_cache_entry *e;
-	unsigned int gen;
-	int err;
+	struct sframe_answer ans;
 
-	if (!READ_ONCE(sframe_cache_ready))
-		return sframe_lookup_uncached(pc, annot, rule);
-
-	preempt_disable_notrace();
-	gen = READ_ONCE(sframe_cache_gen);
-	e = this_cpu_ptr(&sframe_cache[hash_long(pc, SFRAME_CACHE_BITS)]);
-	if (READ_ONCE(e->pc) == pc && e->gen == gen) {
-		*annot = e->annot;
-		*rule = e->rule;
-		err = e->err;
-	} else {
-		err = sframe_lookup_uncached(pc, annot, rule);
-		if (!in_interrupt()) {
-			WRITE_ONCE(e->pc, 0);
-			barrier();
-			e->gen = gen;
-			e->err = err;
-			e->annot = *annot;
-			if (!err)
-				e->rule = *rule;
-			barrier();
-			WRITE_ONCE(e->pc, pc);
-		}
-	}
-	preempt_enable_notrace();
-	return err;
+	sframe_kernel_answer(pc, &ans);
+	memset(rule, 0, sizeof(*rule));
+	rule->cfa = ans.rule.cfa;
+	rule->ra = ans.rule.ra;
+	rule->fp = ans.rule.fp;
+	rule->sp_from_cfa = ans.rule.sp_from_cfa;
+	rule->flags = ans.rule.flags;
+	*annot = ans.annot;
+	return ans.err;
 }
 EXPORT_SYMBOL_GPL(sframe_kernel_lookup);
 

@@ -243,14 +243,6 @@ static bool sframe_uw_in_rest_init(unsigned long pc)
 	return pc >= start && pc < READ_ONCE(end);
 }
 
-/* Is the return address @ra the final frame an END annotation marks? */
-static bool sframe_uw_at_end(unsigned long ra)
-{
-	const struct sframe_annot *a = sframe_annot_find(ra - 1);
-
-	return a && a->type == SFRAME_ANNOT_END;
-}
-
 /**
  * sframe_unwind_next() - step to the caller's frame
  * @state: the walk
@@ -266,9 +258,10 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 		.sp = state->sp, .fp = state->fp, .lr = state->lr,
 		.flags = state->flags,
 	};
-	unsigned long lookup, ra, slot;
+	const struct sframe_answer *ans = &state->ans;
+	struct sframe_rule *rule = &state->rule;
 	const struct sframe_annot *a;
-	struct sframe_rule rule;
+	unsigned long lookup, ra, slot;
 	int err;
 
 	if (state->done || state->stopped)
@@ -278,14 +271,28 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 
 	/* A return address may follow a call at the very end of a function. */
 	lookup = exact ? state->pc : state->pc - 1;
-	if (state->task == &init_task && sframe_uw_in_rest_init(lookup)) {
+	if (unlikely(state->task == &init_task) &&
+	    sframe_uw_in_rest_init(lookup)) {
+		if (!exact && !sframe_arch_after_call(state->pc))
+			sframe_uw_unreliable(state, SFRAME_UW_CALLSITE);
 		state->done = true;
 		return false;
 	}
 
-	/* Both answers at once, usually from the per-CPU lookup cache. */
-	err = sframe_kernel_lookup(lookup, &a, &rule);
-	if (a) {
+	/* All answers at once, usually from the per-CPU lookup cache. */
+	sframe_kernel_answer(lookup, &state->ans);
+	a = ans->annot;
+	err = ans->err;
+	/*
+	 * A return address a call did not push (a corrupted slot, a stale
+	 * frame) cannot start a trustworthy frame: the trace goes on as a
+	 * best effort but is not reliable.  The exception: the address an
+	 * END annotation marks (x86_64 secondary_startup_64 pushes one by
+	 * hand before its lretq to start_secondary()).
+	 */
+	if (!exact && !ans->after_call && !(a && a->type == SFRAME_ANNOT_END))
+		sframe_uw_unreliable(state, SFRAME_UW_CALLSITE);
+	if (unlikely(a)) {
 		switch (a->type) {
 		case SFRAME_ANNOT_REGS:
 			return sframe_uw_regs(state, f.sp + a->off,
@@ -307,21 +314,25 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 		}
 	}
 
-	if (a && a->type == SFRAME_ANNOT_RULE) {
-		sframe_uw_annot_rule(a, &rule);
+	if (unlikely(a && a->type == SFRAME_ANNOT_RULE)) {
+		sframe_uw_annot_rule(a, rule);
+		/* Saves below SP were restored already (no red zone). */
+		sframe_rule_no_red_zone(rule, SFRAME_ARCH_SP_REG);
+	} else if (likely(!err)) {
+		/* Already without saves below SP (sframe_kernel_answer()). */
+		rule->cfa = ans->rule.cfa;
+		rule->ra = ans->rule.ra;
+		rule->fp = ans->rule.fp;
+		rule->sp_from_cfa = ans->rule.sp_from_cfa;
+		rule->flags = ans->rule.flags;
+	} else if (exact && sframe_arch_entry_rule(state, lookup, rule)) {
+		sframe_rule_no_red_zone(rule, SFRAME_ARCH_SP_REG);
 	} else {
-		if (err && exact && sframe_arch_entry_rule(state, lookup, &rule))
-			err = 0;
-		if (err) {
-			if (!kernel_text_address(state->pc))
-				return sframe_uw_stop(state, SFRAME_UW_NOT_TEXT);
-			sframe_uw_unreliable(state, SFRAME_UW_NO_RULE);
-			by_fp = true;
-		}
+		if (!kernel_text_address(state->pc))
+			return sframe_uw_stop(state, SFRAME_UW_NOT_TEXT);
+		sframe_uw_unreliable(state, SFRAME_UW_NO_RULE);
+		by_fp = true;
 	}
-	/* Saves below SP were restored already (no red zone, see there). */
-	if (!by_fp)
-		sframe_rule_no_red_zone(&rule, SFRAME_ARCH_SP_REG);
 
 	for (;;) {
 		/*
@@ -335,15 +346,15 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 			    !IS_ENABLED(CONFIG_ARM64))
 				return sframe_uw_stop(state, SFRAME_UW_NO_RULE);
 			sframe_fp_record_rule(&sframe_uw_arch,
-					      IS_ENABLED(CONFIG_ARM64), &rule);
+					      IS_ENABLED(CONFIG_ARM64), rule);
 		}
-		err = sframe_step(&sframe_uw_arch, &sframe_uw_mem, state, &rule,
+		err = sframe_step(&sframe_uw_arch, &sframe_uw_mem, state, rule,
 				  &f, &ra, &slot);
-		if (err != SFRAME_STEP_SP_LOW || by_fp)
+		if (likely(err != SFRAME_STEP_SP_LOW) || by_fp)
 			break;
 		by_fp = true;
 	}
-	if (err)
+	if (unlikely(err))
 		return sframe_uw_stop(state, sframe_uw_step_errors[err]);
 	if (!sframe_uw_consume(state, f.sp))
 		return sframe_uw_stop(state, SFRAME_UW_STACK);
@@ -352,21 +363,15 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 	state->fp = f.fp;
 	state->flags = f.flags;
 	state->regs = NULL;
-	state->pc = sframe_arch_recover_ra(state, ra, slot);
+	state->pc = ra;
+	if (unlikely(sframe_arch_ra_trampoline(ra)))
+		state->pc = sframe_arch_recover_ra(state, ra, slot);
 	if (!state->pc)
 		return sframe_uw_stop(state, SFRAME_UW_RA);
 	/* vmlinux text inline; modules, trampolines, BPF: the full check. */
 	if (!is_kernel_text(state->pc) && !kernel_text_address(state->pc))
 		return sframe_uw_stop(state, SFRAME_UW_NOT_TEXT);
-	/*
-	 * A return address a call did not push (a corrupted slot, a stale
-	 * frame) cannot start a trustworthy frame: the trace goes on as a
-	 * best effort but is not reliable.  The exception: the address an
-	 * END annotation marks (x86_64 secondary_startup_64 pushes one by
-	 * hand before its lretq to start_secondary()).
-	 */
-	if (!sframe_arch_after_call(state->pc) && !sframe_uw_at_end(state->pc))
-		sframe_uw_unreliable(state, SFRAME_UW_CALLSITE);
+	/* Whether a call ends at state->pc: asked with its answer, next. */
 	return true;
 }
 EXPORT_SYMBOL_GPL(sframe_unwind_next);

@@ -6,6 +6,9 @@
 #ifndef _SFRAME_UNWIND_ARCH_H
 #define _SFRAME_UNWIND_ARCH_H
 
+#include <linux/ftrace.h>
+#include <linux/kprobes.h>
+#include <linux/rethook.h>
 #include <sframe/sframe.h>
 #include <sframe/step.h>
 #include <sframe/unwind.h>
@@ -62,6 +65,27 @@ void sframe_arch_start_regs(struct sframe_unwind_state *state,
  */
 unsigned long sframe_arch_recover_ra(struct sframe_unwind_state *state,
 				     unsigned long ra, unsigned long slot);
+
+/*
+ * Is @ra a return trampoline that sframe_arch_recover_ra() undoes?  Inline,
+ * so that an ordinary return address costs two compares and no call.
+ */
+static __always_inline bool sframe_arch_ra_trampoline(unsigned long ra)
+{
+#ifdef CONFIG_FUNCTION_GRAPH_TRACER
+	if (ra == (unsigned long)return_to_handler)
+		return true;
+#endif
+#ifdef CONFIG_X86_64
+#ifdef CONFIG_RETHOOK
+	return is_rethook_trampoline(ra);
+#else
+	return false;
+#endif
+#else
+	return is_kretprobe_trampoline(ra);
+#endif
+}
 
 /*
  * The rule for an interrupted @pc that has no SFrame row but is known to

@@ -777,7 +777,10 @@ static bool sfu_same_recovery(const struct sframe_rule *a,
 	       a->sp_from_cfa == b->sp_from_cfa && a->flags == b->flags;
 }
 
-/* One lookup against sframe_kernel_find() (the core on the section). */
+/*
+ * One lookup against sframe_kernel_find() (the core on the section), whose
+ * rule the unwinder uses without saves below SP.
+ */
 static bool sfu_lookup_ok(unsigned long pc)
 {
 	const struct sframe_annot *a;
@@ -788,6 +791,8 @@ static bool sfu_lookup_ok(unsigned long pc)
 	memset(&r2, 0, sizeof(r2));
 	e1 = sframe_kernel_lookup(pc, &a, &r1);
 	e2 = sframe_kernel_find(pc, &r2);
+	if (!e2)
+		sframe_rule_no_red_zone(&r2, sframe_vmlinux_section()->sp_reg);
 	return e1 == e2 && a == sframe_annot_find(pc) &&
 	       (e1 || sfu_same_recovery(&r1, &r2));
 }

@@ -7,6 +7,10 @@
 #ifndef _SFRAME_KERNEL_H
 #define _SFRAME_KERNEL_H
 
+#include <linux/compiler.h>
+#include <linux/hash.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/types.h>
 #include <linux/sframe_unwind.h>
 #include <sframe/sframe.h>
@@ -43,6 +47,73 @@ int sframe_kernel_find(unsigned long pc, struct sframe_rule *rule);
 int sframe_kernel_lookup(unsigned long pc, const struct sframe_annot **annot,
 			 struct sframe_rule *rule);
 void sframe_kernel_cache_flush(void);
+
+/**
+ * struct sframe_answer - what an unwinder step asks of a text address
+ * @annot: the annotation covering the address, or NULL
+ * @rule: the recovery fields of its SFrame rule, with saves below SP
+ *        dropped (sframe_rule_no_red_zone()); zero unless @err is 0
+ * @err: 0, or the negative SFRAME_E_* code of sframe_kernel_find()
+ * @after_call: the instruction before the address + 1 is a call
+ *              (sframe_arch_after_call(): for a return address - 1)
+ */
+struct sframe_answer {
+	const struct sframe_annot *annot;
+	struct sframe_rows_rule rule;
+	s16 err;
+	bool after_call;
+};
+
+/*
+ * The lookup cache: per CPU, direct-mapped by address, one answer per
+ * entry.  An entry is valid for the generation it was filled in; loading
+ * or freeing a module starts a new generation, which empties every cache
+ * at once.  See sframe_kernel_answer().
+ */
+#define SFRAME_CACHE_BITS	8
+#define SFRAME_CACHE_SIZE	(1U << SFRAME_CACHE_BITS)
+
+struct sframe_cache_entry {
+	unsigned long pc;		/* 0: being filled or empty */
+	unsigned int gen;
+	struct sframe_answer ans;
+};
+
+DECLARE_PER_CPU(struct sframe_cache_entry [SFRAME_CACHE_SIZE], sframe_cache);
+extern unsigned int sframe_cache_gen;
+
+void sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
+			       unsigned int gen, struct sframe_answer *ans);
+
+/**
+ * sframe_kernel_answer() - the answer of a text address, usually cached
+ * @pc: text address (a return address - 1, or an interrupted PC)
+ * @ans: result
+ *
+ * The same answers as sframe_annot_find(), sframe_kernel_find() and
+ * sframe_arch_after_call(), from this CPU's cache when @pc was asked
+ * recently (inline: the common case of a walk is a few loads and a copy).
+ * Only task context fills the cache, with preemption disabled: nothing
+ * else can write to this CPU's cache meanwhile.  An interrupt, exception
+ * or NMI that lands during a fill finds the entry empty (pc 0) and looks
+ * up directly; it reads the cache but never writes it.  Safe in any
+ * context.
+ */
+static __always_inline void sframe_kernel_answer(unsigned long pc,
+						 struct sframe_answer *ans)
+{
+	struct sframe_cache_entry *e;
+	unsigned int gen;
+
+	preempt_disable_notrace();
+	gen = READ_ONCE(sframe_cache_gen);
+	e = this_cpu_ptr(&sframe_cache[hash_long(pc, SFRAME_CACHE_BITS)]);
+	if (likely(READ_ONCE(e->pc) == pc && e->gen == gen))
+		*ans = e->ans;
+	else
+		sframe_kernel_answer_fill(pc, e, gen, ans);
+	preempt_enable_notrace();
+}
 bool sframe_vmlinux_rows_wait(void);
 int sframe_table_init(struct sframe_section *sec, u32 **index,
 		      const void *data, size_t size, unsigned long addr,

@@ -13,6 +13,7 @@
 
 #include <linux/stacktrace.h>
 #include <linux/types.h>
+#include <sframe/kernel.h>		/* struct sframe_answer */
 #include <sframe/step.h>		/* SFRAME_FRAME_* */
 
 struct task_struct;
@@ -90,6 +91,11 @@ struct sframe_stack {
  * @nr_stacks: entries of @stacks
  * @graph_idx: function-graph return stack cursor
  * @kr_cur: kretprobe return stack cursor
+ * @ans: sframe_unwind_next()'s scratch: the answer of the current PC
+ * @rule: sframe_unwind_next()'s scratch: the rule it steps with
+ *
+ * The scratch members live here rather than on sframe_unwind_next()'s
+ * stack, where CONFIG_INIT_STACK_ALL_ZERO would clear them at every step.
  */
 struct sframe_unwind_state {
 	struct task_struct *task;
@@ -105,6 +111,8 @@ struct sframe_unwind_state {
 	unsigned int nr_stacks;
 	int graph_idx;
 	struct llist_node *kr_cur;
+	struct sframe_answer ans;
+	struct sframe_rule rule;
 };
 
 void sframe_unwind_start(struct sframe_unwind_state *state,
