@@ -166,14 +166,21 @@ static const struct sframe_annot *
 sframe_annot_search(const struct sframe_annot_table *t, unsigned long pc)
 {
 	const struct sframe_annot *a = t->entries;
-	size_t lo = 0, hi = t->count;
+	size_t lo = 0, hi = t->count, b;
 
-	/* Most text has no annotation: one bit says so. */
-	if (t->blocks && (pc < t->lo || pc >= t->hi ||
-			  !test_bit((pc - t->lo) >> SFRAME_ANNOT_BLOCK_SHIFT,
-				    t->blocks)))
-		return NULL;
-	/* Last entry starting at or below @pc. */
+	/*
+	 * The entries starting at or below @pc are more than those starting
+	 * at or below its block's start and at most those at or below the
+	 * next block's: usually none or one step of the search is left.
+	 */
+	if (t->first) {
+		if (pc < t->lo || pc >= t->hi)
+			return NULL;
+		b = (pc - t->lo) >> SFRAME_ANNOT_BLOCK_SHIFT;
+		lo = t->first[b];
+		hi = t->first[b + 1];
+	}
+	/* Number of entries starting at or below @pc. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -189,15 +196,17 @@ sframe_annot_search(const struct sframe_annot_table *t, unsigned long pc)
 }
 
 /*
- * The block bitmap of a sorted table: an uncached lookup of a PC no
- * annotation covers (nearly all of them) costs one bit test instead of a
- * binary search.  Built before the table is used; never changed.
+ * The block index of a sorted table: an uncached lookup costs two loads
+ * and one entry's range check instead of a binary search.  Built before
+ * the table is used; never changed.
  */
 static void __init sframe_annot_blocks_init(struct sframe_annot_table *t)
 {
-	unsigned long lo = ULONG_MAX, hi = 0, start, nbits;
-	size_t i;
+	unsigned long lo = ULONG_MAX, hi = 0, start, nblocks, b;
+	size_t i = 0;
 
+	if (!t->count || t->count > U16_MAX)
+		return;
 	for (i = 0; i < t->count; i++) {
 		start = sframe_annot_start(&t->entries[i]);
 		lo = min(lo, start);
@@ -205,19 +214,18 @@ static void __init sframe_annot_blocks_init(struct sframe_annot_table *t)
 	}
 	if (lo >= hi)
 		return;
-	nbits = ((hi - lo - 1) >> SFRAME_ANNOT_BLOCK_SHIFT) + 1;
-	t->blocks = bitmap_zalloc(nbits, GFP_KERNEL);
-	if (!t->blocks)
+	nblocks = ((hi - lo - 1) >> SFRAME_ANNOT_BLOCK_SHIFT) + 1;
+	t->first = kvmalloc_array(nblocks + 1, sizeof(*t->first), GFP_KERNEL);
+	if (!t->first)
 		return;
-	for (i = 0; i < t->count; i++) {
-		start = sframe_annot_start(&t->entries[i]) - lo;
-		if (!t->entries[i].len)
-			continue;
-		bitmap_set(t->blocks, start >> SFRAME_ANNOT_BLOCK_SHIFT,
-			   ((start + t->entries[i].len - 1) >>
-			    SFRAME_ANNOT_BLOCK_SHIFT) -
-			   (start >> SFRAME_ANNOT_BLOCK_SHIFT) + 1);
+	/* Sorted by start: one pass, for every block boundary. */
+	for (b = 0, i = 0; b <= nblocks; b++) {
+		start = lo + (b << SFRAME_ANNOT_BLOCK_SHIFT);
+		while (i < t->count && sframe_annot_start(&t->entries[i]) <= start)
+			i++;
+		t->first[b] = i;
 	}
+	t->first[nblocks] = t->count;
 	t->lo = lo;
 	t->hi = hi;
 }
@@ -401,7 +409,7 @@ static void __init sframe_vmlinux_annot_init(void)
 	sframe_vmlinux_annot.count = used;
 	sframe_annot_blocks_init(&sframe_vmlinux_annot);
 	pr_info("vmlinux: %d annotations (%zu slots)%s\n", used, n,
-		sframe_vmlinux_annot.blocks ? "" : ", no block bitmap");
+		sframe_vmlinux_annot.first ? "" : ", no block index");
 }
 
 /*

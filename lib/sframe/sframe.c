@@ -1057,9 +1057,9 @@ static __always_inline int sframe_fre_at(const struct sframe_section *sec,
  *
  * Return: 0, or a negative SFRAME_E_* code.
  */
-int sframe_read_fre(const struct sframe_section *sec,
-		    const struct sframe_fde *fde, u32 off,
-		    struct sframe_fre *fre)
+static __always_inline int sframe_fre_read(const struct sframe_section *sec,
+					   const struct sframe_fde *fde,
+					   u32 off, struct sframe_fre *fre)
 {
 	switch (SFRAME_FUNC_FRE_TYPE(fde->info)) {
 	case SFRAME_FRE_TYPE_ADDR1:
@@ -1071,6 +1071,13 @@ int sframe_read_fre(const struct sframe_section *sec,
 	default:
 		return -SFRAME_E_FRE_TYPE;
 	}
+}
+
+int sframe_read_fre(const struct sframe_section *sec,
+		    const struct sframe_fde *fde, u32 off,
+		    struct sframe_fre *fre)
+{
+	return sframe_fre_read(sec, fde, off, fre);
 }
 EXPORT_SYMBOL_GPL(sframe_read_fre);
 
@@ -2143,7 +2150,7 @@ static u32 sframe_validate_fres(const struct sframe_section *sec,
 	for (k = 0; k < fde->num_fres; k++) {
 		u32 prev = fre.start;
 
-		err = sframe_read_fre(sec, fde, p, &fre);
+		err = sframe_fre_read(sec, fde, p, &fre);
 		if (err) {
 			sframe_problem(v, err, fde->index, k);
 			return p - fde->fres;
@@ -2153,7 +2160,8 @@ static u32 sframe_validate_fres(const struct sframe_section *sec,
 			sframe_problem(v, -SFRAME_E_FRE_ORDER, fde->index, k);
 		if (fre.start >= fde->size && !(fre.start == 0 && !fde->size))
 			sframe_problem(v, -SFRAME_E_FRE_START, fde->index, k);
-		err = sframe_fre_rule(sec, fde, &fre, &rule);
+		/* Located: sframe_fre_read() checked its type and bounds. */
+		err = sframe_rule(sec, fde, &fre, true, &rule);
 		if (err)
 			sframe_problem(v, err, fde->index, k);
 #ifndef SFRAME_ACCESS_HEADER

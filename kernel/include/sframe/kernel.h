@@ -19,22 +19,23 @@
 /* log2 of the text block size of the lookup indexes (ORC uses 256 B). */
 #define SFRAME_KERNEL_INDEX_SHIFT	8
 
-/* log2 of the text block size of an annotation table's block bitmap */
-#define SFRAME_ANNOT_BLOCK_SHIFT	8
+/* log2 of the text block size of an annotation table's block index */
+#define SFRAME_ANNOT_BLOCK_SHIFT	10
 
 /**
  * struct sframe_annot_table - a sorted annotation table
  * @entries: entries sorted by address
  * @count: number of used entries
- * @blocks: optional bitmap: bit b set if an entry may cover the block
- *          [@lo + b * 256, @lo + (b + 1) * 256); NULL: search every time
- * @lo: first byte the bitmap covers
+ * @first: optional block index: @first[b] entries start at or below
+ *         @lo + b * 1024 (b from 0 to the number of blocks, inclusive);
+ *         NULL: search the whole table every time
+ * @lo: first byte the index covers
  * @hi: one past the last
  */
 struct sframe_annot_table {
 	const struct sframe_annot *entries;
 	size_t count;
-	unsigned long *blocks;
+	u16 *first;
 	unsigned long lo, hi;
 };
 
