@@ -162,7 +162,7 @@ static int sframe_annot_prepare(struct sframe_annot *tab, size_t n,
 	return used;
 }
 
-static const struct sframe_annot *
+static __always_inline const struct sframe_annot *
 sframe_annot_search(const struct sframe_annot_table *t, unsigned long pc)
 {
 	const struct sframe_annot *a = t->entries;
@@ -723,14 +723,29 @@ static int sframe_lookup_uncached(unsigned long pc,
 }
 
 /* The recovery fields of @rule. */
-static void sframe_rows_rule_of(struct sframe_rows_rule *r,
-				const struct sframe_rule *rule)
+static void sframe_recovery_of(struct sframe_rows_rule *r,
+			       const struct sframe_rule *rule)
 {
 	r->cfa = rule->cfa;
 	r->ra = rule->ra;
 	r->fp = rule->fp;
 	r->sp_from_cfa = rule->sp_from_cfa;
 	r->flags = rule->flags;
+}
+
+/* The answer from the section or a module's table (not vmlinux's rows). */
+static noinline void sframe_answer_uncached(unsigned long pc,
+					    struct sframe_answer *ans)
+{
+	struct sframe_rule rule;
+	int err;
+
+	err = sframe_lookup_uncached(pc, &ans->annot, &rule);
+	ans->err = err;
+	if (err)
+		memset(&ans->rule, 0, sizeof(ans->rule));
+	else
+		sframe_recovery_of(&ans->rule, &rule);
 }
 
 /**
@@ -741,24 +756,33 @@ static void sframe_rows_rule_of(struct sframe_rows_rule *r,
  * @ans: result
  *
  * The slow path of sframe_kernel_answer(), with preemption disabled.
+ * vmlinux's decoded rows give the rule without a copy on the way.
  */
 noinline void sframe_kernel_answer_fill(unsigned long pc,
 					struct sframe_cache_entry *e,
 					unsigned int gen,
 					struct sframe_answer *ans)
 {
-	struct sframe_rule rule;
+	const struct sframe_rows_rule *r = NULL;
+	const struct sframe_rows *rows;
 	int err;
 
-	err = sframe_lookup_uncached(pc, &ans->annot, &rule);
-	ans->err = err;
-	if (err) {
-		memset(&ans->rule, 0, sizeof(ans->rule));
-	} else {
-		/* Saves below SP were restored already: see there. */
-		sframe_rule_no_red_zone(&rule, SFRAME_ARCH_SP_REG);
-		sframe_rows_rule_of(&ans->rule, &rule);
+	if (sframe_in_vmlinux(pc) && sframe_vmlinux_text(pc)) {
+		/* Published complete by the worker's release store. */
+		rows = smp_load_acquire(&sframe_vmlinux_rows);
+		if (rows)
+			r = sframe_rows_rule_of(rows, pc, &err);
 	}
+	if (r) {
+		ans->annot = sframe_annot_search(&sframe_vmlinux_annot, pc);
+		ans->rule = *r;
+		ans->err = 0;
+	} else {
+		sframe_answer_uncached(pc, ans);
+	}
+	/* Saves below SP were restored already: see there. */
+	sframe_locs_no_red_zone(&ans->rule.cfa, &ans->rule.ra, &ans->rule.fp,
+				SFRAME_ARCH_SP_REG);
 	ans->after_call = sframe_arch_after_call(pc + 1);
 	if (!READ_ONCE(sframe_cache_ready) || in_interrupt())
 		return;

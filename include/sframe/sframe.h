@@ -341,6 +341,8 @@ int sframe_rows_size(const struct sframe_section *sec, unsigned int shift,
 		     u32 *nrows, u32 *nblocks);
 int sframe_rows_build(const struct sframe_section *sec, unsigned int shift,
 		      struct sframe_rows *rows, u16 *hash);
+const struct sframe_rows_rule *sframe_rows_rule_of(const struct sframe_rows *rows,
+						   u64 pc, int *err);
 int sframe_rows_find(const struct sframe_rows *rows, u64 pc,
 		     struct sframe_rule *rule);
 int sframe_validate_rows(const struct sframe_section *sec, unsigned int shift,
@@ -409,6 +411,20 @@ static inline bool sframe_fde_signal(const struct sframe_section *sec,
 	       SFRAME_V3_FUNC_SIGNAL_P(fde->info);
 }
 
+/* sframe_rule_no_red_zone() on a rule's three locations. */
+static inline void sframe_locs_no_red_zone(const struct sframe_loc *cfa,
+					   struct sframe_loc *ra,
+					   struct sframe_loc *fp,
+					   unsigned int sp_reg)
+{
+	if (cfa->kind != SFRAME_LOC_REG || cfa->reg != sp_reg || cfa->deref)
+		return;
+	if (fp->kind == SFRAME_LOC_CFA && (s64)cfa->offset + fp->offset < 0)
+		fp->kind = SFRAME_LOC_SAME;
+	if (ra->kind == SFRAME_LOC_CFA && (s64)cfa->offset + ra->offset < 0)
+		ra->kind = SFRAME_LOC_SAME;
+}
+
 /**
  * sframe_rule_no_red_zone() - drop saves that lie below the stack pointer
  * @rule: a decoded rule whose CFA is SP + offset (else left alone)
@@ -426,15 +442,7 @@ static inline bool sframe_fde_signal(const struct sframe_section *sec,
 static inline void sframe_rule_no_red_zone(struct sframe_rule *rule,
 					   unsigned int sp_reg)
 {
-	if (rule->cfa.kind != SFRAME_LOC_REG || rule->cfa.reg != sp_reg ||
-	    rule->cfa.deref)
-		return;
-	if (rule->fp.kind == SFRAME_LOC_CFA &&
-	    (s64)rule->cfa.offset + rule->fp.offset < 0)
-		rule->fp.kind = SFRAME_LOC_SAME;
-	if (rule->ra.kind == SFRAME_LOC_CFA &&
-	    (s64)rule->cfa.offset + rule->ra.offset < 0)
-		rule->ra.kind = SFRAME_LOC_SAME;
+	sframe_locs_no_red_zone(&rule->cfa, &rule->ra, &rule->fp, sp_reg);
 }
 
 /* Number of data words of an FRE. */

@@ -1920,23 +1920,24 @@ int sframe_rows_build(const struct sframe_section *sec, unsigned int shift,
 EXPORT_SYMBOL_GPL(sframe_rows_build);
 
 /**
- * sframe_rows_find() - the rule for @pc from a rows table
+ * sframe_rows_rule_of() - where the rows table keeps the rule for @pc
  * @rows: built by sframe_rows_build()
  * @pc: address
- * @rule: result: the recovery fields (function fields zero), or at
- *        %SFRAME_ROWS_CORE rows everything sframe_find() gives
+ * @err: result when NULL is returned: -SFRAME_E_NO_FDE, or 1 for a
+ *       %SFRAME_ROWS_CORE row (ask sframe_find())
  *
- * Return: what sframe_find() returns for @pc.
+ * Return: the recovery part of @pc's rule, in @rows (nothing copied), or
+ * NULL.
  */
-int sframe_rows_find(const struct sframe_rows *rows, u64 pc,
-		     struct sframe_rule *rule)
+const struct sframe_rows_rule *sframe_rows_rule_of(const struct sframe_rows *rows,
+						   u64 pc, int *err)
 {
-	const struct sframe_rows_rule *r;
 	u32 off, lo, hi, b;
 	u16 id;
 
+	*err = -SFRAME_E_NO_FDE;
 	if (pc < rows->base || pc >= rows->end || !rows->nrows)
-		return -SFRAME_E_NO_FDE;
+		return NULL;
 	off = pc - rows->base;
 	b = off >> rows->shift;
 	lo = rows->block[b];
@@ -1952,13 +1953,37 @@ int sframe_rows_find(const struct sframe_rows *rows, u64 pc,
 	}
 	/* Below the first row: a function without size began the range. */
 	if (rows->start[lo] > off)
-		return -SFRAME_E_NO_FDE;
+		return NULL;
 	id = rows->id[lo];
 	if (id == SFRAME_ROWS_GAP)
-		return -SFRAME_E_NO_FDE;
-	if (id == SFRAME_ROWS_CORE)
-		return sframe_find(rows->sec, pc, rule);
-	r = &rows->rules[id];
+		return NULL;
+	if (id == SFRAME_ROWS_CORE) {
+		*err = 1;
+		return NULL;
+	}
+	*err = 0;
+	return &rows->rules[id];
+}
+EXPORT_SYMBOL_GPL(sframe_rows_rule_of);
+
+/**
+ * sframe_rows_find() - the rule for @pc from a rows table
+ * @rows: built by sframe_rows_build()
+ * @pc: address
+ * @rule: result: the recovery fields (function fields zero), or at
+ *        %SFRAME_ROWS_CORE rows everything sframe_find() gives
+ *
+ * Return: what sframe_find() returns for @pc.
+ */
+int sframe_rows_find(const struct sframe_rows *rows, u64 pc,
+		     struct sframe_rule *rule)
+{
+	const struct sframe_rows_rule *r;
+	int err;
+
+	r = sframe_rows_rule_of(rows, pc, &err);
+	if (!r)
+		return err > 0 ? sframe_find(rows->sec, pc, rule) : err;
 	rule->cfa = r->cfa;
 	rule->ra = r->ra;
 	rule->fp = r->fp;
