@@ -793,6 +793,7 @@ noinline void sframe_kernel_answer_fill(unsigned long pc,
 	barrier();
 	WRITE_ONCE(e->pc, pc);
 }
+
 NOKPROBE_SYMBOL(sframe_kernel_answer_fill);
 
 /**

@@ -300,8 +300,8 @@ static bool sframe_user_bytes_in(const struct sframe_user_sec *s,
 static bool sframe_user_bytes_sealed(struct mm_struct *mm,
 				     const struct sframe_user_sec *sec)
 {
-	unsigned long at = sec->sframe, end = sec->sframe + sec->size;
 	VMA_ITERATOR(vmi, mm, sec->sframe);
+	unsigned long at = sec->sframe, end = sec->sframe + sec->size;
 	struct vm_area_struct *vma;
 
 	if (end <= at)

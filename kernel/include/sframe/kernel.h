@@ -7,6 +7,7 @@
 #ifndef _SFRAME_KERNEL_H
 #define _SFRAME_KERNEL_H
 
+#include <linux/bits.h>
 #include <linux/compiler.h>
 #include <linux/hash.h>
 #include <linux/percpu.h>
@@ -72,7 +73,7 @@ struct sframe_answer {
  * at once.  See sframe_kernel_answer().
  */
 #define SFRAME_CACHE_BITS	8
-#define SFRAME_CACHE_SIZE	(1U << SFRAME_CACHE_BITS)
+#define SFRAME_CACHE_SIZE	BIT(SFRAME_CACHE_BITS)
 
 struct sframe_cache_entry {
 	unsigned long pc;		/* 0: being filled or empty */
@@ -115,6 +116,7 @@ static __always_inline void sframe_kernel_answer(unsigned long pc,
 		sframe_kernel_answer_fill(pc, e, gen, ans);
 	preempt_enable_notrace();
 }
+
 bool sframe_vmlinux_rows_wait(void);
 int sframe_table_init(struct sframe_section *sec, u32 **index,
 		      const void *data, size_t size, unsigned long addr,
