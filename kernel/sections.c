@@ -408,8 +408,13 @@ static void __init sframe_vmlinux_annot_init(void)
 	sframe_vmlinux_annot.entries = __start_sframe_annot;
 	sframe_vmlinux_annot.count = used;
 	sframe_annot_blocks_init(&sframe_vmlinux_annot);
-	pr_info("vmlinux: %d annotations (%zu slots)%s\n", used, n,
-		sframe_vmlinux_annot.first ? "" : ", no block index");
+	if (sframe_vmlinux_annot.first)
+		pr_info("vmlinux: %d annotations (%zu slots), block index %lu bytes\n",
+			used, n, (((sframe_vmlinux_annot.hi - sframe_vmlinux_annot.lo - 1) >>
+				   SFRAME_ANNOT_BLOCK_SHIFT) + 2) * sizeof(u16));
+	else
+		pr_info("vmlinux: %d annotations (%zu slots), no block index\n",
+			used, n);
 }
 
 /*

@@ -1048,15 +1048,7 @@ static __always_inline int sframe_fre_at(const struct sframe_section *sec,
 	return 0;
 }
 
-/**
- * sframe_read_fre() - locate and size the frame row entry at an offset
- * @sec: opened section
- * @fde: the function the FRE belongs to
- * @off: section offset of the FRE
- * @fre: result
- *
- * Return: 0, or a negative SFRAME_E_* code.
- */
+/* sframe_read_fre(), inlined into sframe_validate_fres(). */
 static __always_inline int sframe_fre_read(const struct sframe_section *sec,
 					   const struct sframe_fde *fde,
 					   u32 off, struct sframe_fre *fre)
@@ -1073,6 +1065,15 @@ static __always_inline int sframe_fre_read(const struct sframe_section *sec,
 	}
 }
 
+/**
+ * sframe_read_fre() - locate and size the frame row entry at an offset
+ * @sec: opened section
+ * @fde: the function the FRE belongs to
+ * @off: section offset of the FRE
+ * @fre: result
+ *
+ * Return: 0, or a negative SFRAME_E_* code.
+ */
 int sframe_read_fre(const struct sframe_section *sec,
 		    const struct sframe_fde *fde, u32 off,
 		    struct sframe_fre *fre)
