@@ -203,7 +203,7 @@ sframe_annot_search(const struct sframe_annot_table *t, unsigned long pc)
 static void __init sframe_annot_blocks_init(struct sframe_annot_table *t)
 {
 	unsigned long lo = ULONG_MAX, hi = 0, start, nblocks, b;
-	size_t i = 0;
+	size_t i;
 
 	if (!t->count || t->count > U16_MAX)
 		return;
@@ -223,9 +223,8 @@ static void __init sframe_annot_blocks_init(struct sframe_annot_table *t)
 		start = lo + (b << SFRAME_ANNOT_BLOCK_SHIFT);
 		while (i < t->count && sframe_annot_start(&t->entries[i]) <= start)
 			i++;
-		t->first[b] = i;
+		t->first[b] = i;	/* the last boundary is past every start */
 	}
-	t->first[nblocks] = t->count;
 	t->lo = lo;
 	t->hi = hi;
 }
@@ -727,17 +726,6 @@ static int sframe_lookup_uncached(unsigned long pc,
 	return err;
 }
 
-/* The recovery fields of @rule. */
-static void sframe_recovery_of(struct sframe_rows_rule *r,
-			       const struct sframe_rule *rule)
-{
-	r->cfa = rule->cfa;
-	r->ra = rule->ra;
-	r->fp = rule->fp;
-	r->sp_from_cfa = rule->sp_from_cfa;
-	r->flags = rule->flags;
-}
-
 /* The answer from the section or a module's table (not vmlinux's rows). */
 static noinline void sframe_answer_uncached(unsigned long pc,
 					    struct sframe_answer *ans)
@@ -750,7 +738,7 @@ static noinline void sframe_answer_uncached(unsigned long pc,
 	if (err)
 		memset(&ans->rule, 0, sizeof(ans->rule));
 	else
-		sframe_recovery_of(&ans->rule, &rule);
+		sframe_rule_recovery(&ans->rule, &rule);
 }
 
 /**
@@ -821,11 +809,7 @@ int sframe_kernel_lookup(unsigned long pc, const struct sframe_annot **annot,
 
 	sframe_kernel_answer(pc, &ans);
 	memset(rule, 0, sizeof(*rule));
-	rule->cfa = ans.rule.cfa;
-	rule->ra = ans.rule.ra;
-	rule->fp = ans.rule.fp;
-	rule->sp_from_cfa = ans.rule.sp_from_cfa;
-	rule->flags = ans.rule.flags;
+	sframe_rule_set_recovery(rule, &ans.rule);
 	*annot = ans.annot;
 	return ans.err;
 }

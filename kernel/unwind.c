@@ -320,11 +320,7 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 		sframe_rule_no_red_zone(rule, SFRAME_ARCH_SP_REG);
 	} else if (likely(!err)) {
 		/* Already without saves below SP (sframe_kernel_answer()). */
-		rule->cfa = ans->rule.cfa;
-		rule->ra = ans->rule.ra;
-		rule->fp = ans->rule.fp;
-		rule->sp_from_cfa = ans->rule.sp_from_cfa;
-		rule->flags = ans->rule.flags;
+		sframe_rule_set_recovery(rule, &ans->rule);
 	} else if (exact && sframe_arch_entry_rule(state, lookup, rule)) {
 		sframe_rule_no_red_zone(rule, SFRAME_ARCH_SP_REG);
 	} else {

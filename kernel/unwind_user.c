@@ -384,9 +384,10 @@ static void sframe_user_bytes_changed(struct mm_struct *mm,
  * @vma: the mapping, just inserted; mmap_lock is held for writing
  *
  * An executable file mapping of an ELF file with PT_GNU_SFRAME makes its
- * section known; a writable mapping over a known section's bytes stops
- * the caching of its answers; any mapping of a known section's bytes gets
- * them faulted in (sframe_user_prefault()).
+ * section known (cached while its bytes are sealed,
+ * sframe_user_bytes_sealed()); a mapping over a known section's bytes
+ * seals it again or stops the caching of its answers; any mapping of a
+ * known section's bytes gets them faulted in (sframe_user_prefault()).
  */
 void sframe_user_mmap(struct vm_area_struct *vma)
 {
@@ -394,14 +395,15 @@ void sframe_user_mmap(struct vm_area_struct *vma)
 
 	if (!vma->vm_mm || vma->vm_mm != current->mm)
 		return;
+	/* Known sections first: a new entry checks its own bytes. */
+	sframe_user_bytes_changed(vma->vm_mm, vma->vm_start, vma->vm_end,
+				  SFRAME_USER_REMAPPED);
 	if ((vma->vm_flags & VM_EXEC) && vma->vm_file &&
 	    sframe_user_elf(vma, &sec)) {
 		if (!sframe_user_bytes_sealed(vma->vm_mm, &sec))
 			__set_bit(SFRAME_USER_NO_CACHE, &sec.flags);
 		sframe_user_insert(vma->vm_mm, &sec);
 	}
-	sframe_user_bytes_changed(vma->vm_mm, vma->vm_start, vma->vm_end,
-				  SFRAME_USER_REMAPPED);
 	sframe_user_prefault(vma);
 }
 
@@ -763,16 +765,10 @@ static void sframe_user_cache_put(unsigned long pc, u64 id, int err,
 	barrier();
 	a->id = id;
 	a->err = err;
-	if (err) {
+	if (err)
 		memset(&a->rule, 0, sizeof(a->rule));
-		goto done;
-	}
-	a->rule.cfa = rule->cfa;
-	a->rule.ra = rule->ra;
-	a->rule.fp = rule->fp;
-	a->rule.sp_from_cfa = rule->sp_from_cfa;
-	a->rule.flags = rule->flags;
-done:
+	else
+		sframe_rule_recovery(&a->rule, rule);
 	barrier();
 	WRITE_ONCE(a->pc, pc);
 }
@@ -801,11 +797,7 @@ static int sframe_user_rule(struct sframe_user_cursor *cur,
 	if (cache) {
 		a = sframe_user_answer_of(lookup);
 		if (READ_ONCE(a->pc) == lookup && a->id == id) {
-			rule->cfa = a->rule.cfa;
-			rule->ra = a->rule.ra;
-			rule->fp = a->rule.fp;
-			rule->sp_from_cfa = a->rule.sp_from_cfa;
-			rule->flags = a->rule.flags;
+			sframe_rule_set_recovery(rule, &a->rule);
 			this_cpu_inc(sframe_user_stats.cache_hits);
 			return a->err;
 		}

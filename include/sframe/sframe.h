@@ -262,6 +262,28 @@ struct sframe_rows_rule {
 	u16 flags;
 };
 
+/* The recovery part of @rule, as struct sframe_rows_rule keeps it. */
+static inline void sframe_rule_recovery(struct sframe_rows_rule *r,
+					const struct sframe_rule *rule)
+{
+	r->cfa = rule->cfa;
+	r->ra = rule->ra;
+	r->fp = rule->fp;
+	r->sp_from_cfa = rule->sp_from_cfa;
+	r->flags = rule->flags;
+}
+
+/* Set the recovery part of @rule from @r; its other fields stay. */
+static inline void sframe_rule_set_recovery(struct sframe_rule *rule,
+					    const struct sframe_rows_rule *r)
+{
+	rule->cfa = r->cfa;
+	rule->ra = r->ra;
+	rule->fp = r->fp;
+	rule->sp_from_cfa = r->sp_from_cfa;
+	rule->flags = r->flags;
+}
+
 /* struct sframe_rows.id values that are not rule numbers */
 #define SFRAME_ROWS_GAP		0xffff	/* no function here */
 #define SFRAME_ROWS_CORE	0xfffe	/* ask sframe_find() (PCMASK FDEs...) */

@@ -1718,11 +1718,7 @@ static u16 sframe_rows_intern(struct sframe_rows *rows, u16 *hash,
 	struct sframe_rows_rule r;
 	u32 h, i;
 
-	r.cfa = rule->cfa;
-	r.ra = rule->ra;
-	r.fp = rule->fp;
-	r.sp_from_cfa = rule->sp_from_cfa;
-	r.flags = rule->flags;
+	sframe_rule_recovery(&r, rule);
 	h = sframe_rows_hash(&r);
 	for (i = 0; i < SFRAME_ROWS_HASH_SLOTS; i++) {
 		u16 *slot = &hash[(h + i) & (SFRAME_ROWS_HASH_SLOTS - 1)];
@@ -1985,11 +1981,7 @@ int sframe_rows_find(const struct sframe_rows *rows, u64 pc,
 	r = sframe_rows_rule_of(rows, pc, &err);
 	if (!r)
 		return err > 0 ? sframe_find(rows->sec, pc, rule) : err;
-	rule->cfa = r->cfa;
-	rule->ra = r->ra;
-	rule->fp = r->fp;
-	rule->sp_from_cfa = r->sp_from_cfa;
-	rule->flags = r->flags;
+	sframe_rule_set_recovery(rule, r);
 	rule->func_start = 0;
 	rule->func_size = 0;
 	rule->fde_index = 0;
