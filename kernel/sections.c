@@ -51,6 +51,8 @@ static bool sframe_vmlinux_ready __ro_after_init;
 /* vmlinux's rows, published (smp_store_release()) once built, or NULL */
 static struct sframe_rows sframe_vmlinux_rows_mem;
 static const struct sframe_rows *sframe_vmlinux_rows;
+/* Its rules as the step uses them (saves below SP dropped), by rule id. */
+static struct sframe_rows_rule *sframe_vmlinux_step_rules;
 static struct sframe_annot_table sframe_vmlinux_annot __ro_after_init;
 
 /* The lookup cache (sframe/kernel.h, sframe_kernel_answer()). */
@@ -177,6 +179,8 @@ sframe_annot_search(const struct sframe_annot_table *t, unsigned long pc)
 		if (pc < t->lo || pc >= t->hi)
 			return NULL;
 		b = (pc - t->lo) >> SFRAME_ANNOT_BLOCK_SHIFT;
+		if (!test_bit(b, t->covered))
+			return NULL;
 		lo = t->first[b];
 		hi = t->first[b + 1];
 	}
@@ -197,8 +201,9 @@ sframe_annot_search(const struct sframe_annot_table *t, unsigned long pc)
 
 /*
  * The block index of a sorted table: an uncached lookup costs two loads
- * and one entry's range check instead of a binary search.  Built before
- * the table is used; never changed.
+ * and one entry's range check instead of a binary search, and for most
+ * text (blocks no entry touches) one bit test.  Built before the table is
+ * used; never changed.
  */
 static void __init sframe_annot_blocks_init(struct sframe_annot_table *t)
 {
@@ -215,9 +220,23 @@ static void __init sframe_annot_blocks_init(struct sframe_annot_table *t)
 	if (lo >= hi)
 		return;
 	nblocks = ((hi - lo - 1) >> SFRAME_ANNOT_BLOCK_SHIFT) + 1;
+	t->covered = bitmap_zalloc(nblocks, GFP_KERNEL);
 	t->first = kvmalloc_array(nblocks + 1, sizeof(*t->first), GFP_KERNEL);
-	if (!t->first)
+	if (!t->first || !t->covered) {
+		kvfree(t->first);
+		bitmap_free(t->covered);
+		t->first = NULL;
+		t->covered = NULL;
 		return;
+	}
+	for (i = 0; i < t->count; i++) {
+		start = sframe_annot_start(&t->entries[i]) - lo;
+		if (t->entries[i].len)
+			bitmap_set(t->covered, start >> SFRAME_ANNOT_BLOCK_SHIFT,
+				   ((start + t->entries[i].len - 1) >>
+				    SFRAME_ANNOT_BLOCK_SHIFT) -
+				   (start >> SFRAME_ANNOT_BLOCK_SHIFT) + 1);
+	}
 	/* Sorted by start: one pass, for every block boundary. */
 	for (b = 0, i = 0; b <= nblocks; b++) {
 		start = lo + (b << SFRAME_ANNOT_BLOCK_SHIFT);
@@ -300,7 +319,7 @@ static int sframe_rows_alloc(const struct sframe_section *sec,
 
 	memset(rows, 0, sizeof(*rows));
 	*hash = NULL;
-	for (*shift = SFRAME_KERNEL_INDEX_SHIFT; ; ++*shift) {
+	for (*shift = SFRAME_KERNEL_ROWS_SHIFT; ; ++*shift) {
 		if (sframe_rows_size(sec, *shift, &nrows, &nblocks) ||
 		    *shift >= 16)
 			return -SFRAME_E_INDEX;
@@ -407,13 +426,19 @@ static void __init sframe_vmlinux_annot_init(void)
 	sframe_vmlinux_annot.entries = __start_sframe_annot;
 	sframe_vmlinux_annot.count = used;
 	sframe_annot_blocks_init(&sframe_vmlinux_annot);
-	if (sframe_vmlinux_annot.first)
-		pr_info("vmlinux: %d annotations (%zu slots), block index %lu bytes\n",
-			used, n, (((sframe_vmlinux_annot.hi - sframe_vmlinux_annot.lo - 1) >>
-				   SFRAME_ANNOT_BLOCK_SHIFT) + 2) * sizeof(u16));
-	else
+	if (sframe_vmlinux_annot.first) {
+		const struct sframe_annot_table *t = &sframe_vmlinux_annot;
+		unsigned long nblocks = ((t->hi - t->lo - 1) >>
+					 SFRAME_ANNOT_BLOCK_SHIFT) + 1;
+
+		pr_info("vmlinux: %d annotations (%zu slots), block index %lu bytes, %u of %lu blocks covered\n",
+			used, n, (nblocks + 1) * sizeof(u16) +
+			BITS_TO_LONGS(nblocks) * sizeof(long),
+			bitmap_weight(t->covered, nblocks), nblocks);
+	} else {
 		pr_info("vmlinux: %d annotations (%zu slots), no block index\n",
 			used, n);
+	}
 }
 
 /*
@@ -427,11 +452,24 @@ static void sframe_vmlinux_rows_fn(struct work_struct *work)
 	u64 t0 = local_clock();
 	size_t bytes;
 
+	struct sframe_rows_rule *step;
+	u32 i;
+
 	bytes = sframe_rows_init(&sframe_vmlinux, &sframe_vmlinux_rows_mem, 0);
-	if (!bytes) {
+	step = kmemdup(sframe_vmlinux_rows_mem.rules,
+		       sframe_vmlinux_rows_mem.nrules * sizeof(*step),
+		       GFP_KERNEL);
+	if (!bytes || !step) {
+		sframe_rows_free(&sframe_vmlinux_rows_mem);
+		kfree(step);
 		pr_warn("vmlinux: no decoded rows (no memory): lookups decode the section\n");
 		return;
 	}
+	for (i = 0; i < sframe_vmlinux_rows_mem.nrules; i++)
+		sframe_locs_no_red_zone(&step[i].cfa, &step[i].ra, &step[i].fp,
+					SFRAME_ARCH_SP_REG);
+	sframe_vmlinux_step_rules = step;
+	bytes += sframe_vmlinux_rows_mem.nrules * sizeof(*step);
 	/* Rows complete before the pointer: pairs with the lookups' acquire. */
 	smp_store_release(&sframe_vmlinux_rows, &sframe_vmlinux_rows_mem);
 	pr_info("vmlinux: decoded rows: %u rows, %u rules, %u-byte blocks: %zu bytes (built in %llu us, off the boot path)\n",
@@ -744,22 +782,40 @@ static noinline void sframe_answer_uncached(unsigned long pc,
 /**
  * sframe_kernel_answer_fill() - look up what the cache does not have
  * @pc: text address
- * @e: its cache entry (of this CPU), filled in task context
+ * @e: the first entry of its cache set (of this CPU)
  * @gen: the cache generation read before
- * @ans: result
+ * @scratch: where the answer goes when it is not cached
  *
- * The slow path of sframe_kernel_answer(), with preemption disabled.
- * vmlinux's decoded rows give the rule without a copy on the way.
+ * The slow path of sframe_kernel_answer(), with preemption disabled.  In
+ * task context (once the cache is ready) the answer is written into @e
+ * directly, marked empty meanwhile; an interrupt's answer goes to
+ * @scratch.  vmlinux's decoded rows give the rule without a copy on the
+ * way.
+ *
+ * Return: the answer (in @e or @scratch).
  */
-noinline void sframe_kernel_answer_fill(unsigned long pc,
-					struct sframe_cache_entry *e,
-					unsigned int gen,
-					struct sframe_answer *ans)
+noinline const struct sframe_answer *
+sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
+			  unsigned int gen, struct sframe_answer *scratch)
 {
 	const struct sframe_rows_rule *r = NULL;
 	const struct sframe_rows *rows;
+	struct sframe_answer *ans = scratch;
+	bool fill;
 	int err;
 
+	fill = READ_ONCE(sframe_cache_ready) && !in_interrupt();
+	if (fill) {
+		/*
+		 * An entry of an older generation, else the second: the
+		 * first one filled in a generation stays.
+		 */
+		if (READ_ONCE(e->pc) && e->gen == gen)
+			e++;
+		WRITE_ONCE(e->pc, 0);
+		barrier();
+		ans = &e->ans;
+	}
 	if (sframe_in_vmlinux(pc) && sframe_vmlinux_text(pc)) {
 		/* Published complete by the worker's release store. */
 		rows = smp_load_acquire(&sframe_vmlinux_rows);
@@ -768,23 +824,22 @@ noinline void sframe_kernel_answer_fill(unsigned long pc,
 	}
 	if (r) {
 		ans->annot = sframe_annot_search(&sframe_vmlinux_annot, pc);
-		ans->rule = *r;
+		/* Without saves below SP already (sframe_vmlinux_rows_fn()). */
+		ans->rule = sframe_vmlinux_step_rules[r - rows->rules];
 		ans->err = 0;
 	} else {
 		sframe_answer_uncached(pc, ans);
+		/* Saves below SP were restored already: see there. */
+		sframe_locs_no_red_zone(&ans->rule.cfa, &ans->rule.ra,
+					&ans->rule.fp, SFRAME_ARCH_SP_REG);
 	}
-	/* Saves below SP were restored already: see there. */
-	sframe_locs_no_red_zone(&ans->rule.cfa, &ans->rule.ra, &ans->rule.fp,
-				SFRAME_ARCH_SP_REG);
 	ans->after_call = sframe_arch_after_call(pc + 1);
-	if (!READ_ONCE(sframe_cache_ready) || in_interrupt())
-		return;
-	WRITE_ONCE(e->pc, 0);
-	barrier();
-	e->gen = gen;
-	e->ans = *ans;
-	barrier();
-	WRITE_ONCE(e->pc, pc);
+	if (fill) {
+		e->gen = gen;
+		barrier();
+		WRITE_ONCE(e->pc, pc);
+	}
+	return ans;
 }
 
 NOKPROBE_SYMBOL(sframe_kernel_answer_fill);
@@ -805,13 +860,18 @@ NOKPROBE_SYMBOL(sframe_kernel_answer_fill);
 int sframe_kernel_lookup(unsigned long pc, const struct sframe_annot **annot,
 			 struct sframe_rule *rule)
 {
-	struct sframe_answer ans;
+	const struct sframe_answer *ans;
+	struct sframe_answer scratch;
+	int err;
 
-	sframe_kernel_answer(pc, &ans);
 	memset(rule, 0, sizeof(*rule));
-	sframe_rule_set_recovery(rule, &ans.rule);
-	*annot = ans.annot;
-	return ans.err;
+	preempt_disable_notrace();
+	ans = sframe_kernel_answer(pc, &scratch);
+	sframe_rule_set_recovery(rule, &ans->rule);
+	*annot = ans->annot;
+	err = ans->err;
+	preempt_enable_notrace();
+	return err;
 }
 EXPORT_SYMBOL_GPL(sframe_kernel_lookup);
 

@@ -170,7 +170,7 @@ sframe_uw_consume(struct sframe_unwind_state *state, unsigned long sp)
 
 /* Apply an explicit annotation rule to @rule (same shape as SFrame's). */
 static void sframe_uw_annot_rule(const struct sframe_annot *a,
-				 struct sframe_rule *rule)
+				 struct sframe_rows_rule *rule)
 {
 	memset(rule, 0, sizeof(*rule));
 	rule->cfa.kind = SFRAME_LOC_REG;
@@ -191,6 +191,18 @@ static void sframe_uw_annot_rule(const struct sframe_annot *a,
 	} else {
 		rule->fp.kind = SFRAME_LOC_SAME;
 	}
+}
+
+/* The walk's own rule (not an answer's), without saves below SP. */
+static const struct sframe_rows_rule *
+sframe_uw_own_rule(struct sframe_unwind_state *state)
+{
+	struct sframe_rows_rule *rule = &state->rule;
+
+	/* Saves below SP were restored already (no red zone). */
+	sframe_locs_no_red_zone(&rule->cfa, &rule->ra, &rule->fp,
+				SFRAME_ARCH_SP_REG);
+	return rule;
 }
 
 /* Cross a pt_regs annotation: final frame, or continue at the regs. */
@@ -243,23 +255,19 @@ static bool sframe_uw_in_rest_init(unsigned long pc)
 	return pc >= start && pc < READ_ONCE(end);
 }
 
-/**
- * sframe_unwind_next() - step to the caller's frame
- * @state: the walk
- *
- * Return: true if @state now describes the next frame (state->pc is its
- * PC); false when the walk ended (state->done: at the final frame) or
- * stopped (state->stopped, state->error says why).
+/*
+ * sframe_unwind_next() with preemption disabled: the PC's answer is used
+ * where it lies, in this CPU's lookup cache (sframe_kernel_answer()).
  */
-bool sframe_unwind_next(struct sframe_unwind_state *state)
+static __always_inline bool sframe_uw_next(struct sframe_unwind_state *state)
 {
 	bool exact = state->flags & SFRAME_FRAME_EXACT, by_fp = false;
 	struct sframe_frame f = {
 		.sp = state->sp, .fp = state->fp, .lr = state->lr,
 		.flags = state->flags,
 	};
-	const struct sframe_answer *ans = &state->ans;
-	struct sframe_rule *rule = &state->rule;
+	const struct sframe_rows_rule *rule;
+	const struct sframe_answer *ans;
 	const struct sframe_annot *a;
 	unsigned long lookup, ra, slot;
 	int err;
@@ -280,9 +288,11 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 	}
 
 	/* All answers at once, usually from the per-CPU lookup cache. */
-	sframe_kernel_answer(lookup, &state->ans);
+	ans = sframe_kernel_answer(lookup, &state->ans);
 	a = ans->annot;
 	err = ans->err;
+	/* Already without saves below SP (sframe_kernel_answer()). */
+	rule = &ans->rule;
 	/*
 	 * A return address a call did not push (a corrupted slot, a stale
 	 * frame) cannot start a trustworthy frame: the trace goes on as a
@@ -315,19 +325,17 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 	}
 
 	if (unlikely(a && a->type == SFRAME_ANNOT_RULE)) {
-		sframe_uw_annot_rule(a, rule);
-		/* Saves below SP were restored already (no red zone). */
-		sframe_rule_no_red_zone(rule, SFRAME_ARCH_SP_REG);
-	} else if (likely(!err)) {
-		/* Already without saves below SP (sframe_kernel_answer()). */
-		sframe_rule_set_recovery(rule, &ans->rule);
-	} else if (exact && sframe_arch_entry_rule(state, lookup, rule)) {
-		sframe_rule_no_red_zone(rule, SFRAME_ARCH_SP_REG);
-	} else {
-		if (!kernel_text_address(state->pc))
-			return sframe_uw_stop(state, SFRAME_UW_NOT_TEXT);
-		sframe_uw_unreliable(state, SFRAME_UW_NO_RULE);
-		by_fp = true;
+		sframe_uw_annot_rule(a, &state->rule);
+		rule = sframe_uw_own_rule(state);
+	} else if (unlikely(err)) {
+		if (exact && sframe_arch_entry_rule(state, lookup, &state->rule)) {
+			rule = sframe_uw_own_rule(state);
+		} else {
+			if (!kernel_text_address(state->pc))
+				return sframe_uw_stop(state, SFRAME_UW_NOT_TEXT);
+			sframe_uw_unreliable(state, SFRAME_UW_NO_RULE);
+			by_fp = true;
+		}
 	}
 
 	for (;;) {
@@ -342,7 +350,9 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 			    !IS_ENABLED(CONFIG_ARM64))
 				return sframe_uw_stop(state, SFRAME_UW_NO_RULE);
 			sframe_fp_record_rule(&sframe_uw_arch,
-					      IS_ENABLED(CONFIG_ARM64), rule);
+					      IS_ENABLED(CONFIG_ARM64),
+					      &state->rule);
+			rule = &state->rule;
 		}
 		err = sframe_step(&sframe_uw_arch, &sframe_uw_mem, state, rule,
 				  &f, &ra, &slot);
@@ -369,6 +379,24 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 		return sframe_uw_stop(state, SFRAME_UW_NOT_TEXT);
 	/* Whether a call ends at state->pc: asked with its answer, next. */
 	return true;
+}
+
+/**
+ * sframe_unwind_next() - step to the caller's frame
+ * @state: the walk
+ *
+ * Return: true if @state now describes the next frame (state->pc is its
+ * PC); false when the walk ended (state->done: at the final frame) or
+ * stopped (state->stopped, state->error says why).
+ */
+bool sframe_unwind_next(struct sframe_unwind_state *state)
+{
+	bool ret;
+
+	preempt_disable_notrace();
+	ret = sframe_uw_next(state);
+	preempt_enable_notrace();
+	return ret;
 }
 EXPORT_SYMBOL_GPL(sframe_unwind_next);
 NOKPROBE_SYMBOL(sframe_unwind_next);

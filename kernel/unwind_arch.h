@@ -93,7 +93,7 @@ static __always_inline bool sframe_arch_ra_trampoline(unsigned long ra)
  * of the FDE).  Return: true with @rule filled.
  */
 bool sframe_arch_entry_rule(struct sframe_unwind_state *state,
-			    unsigned long pc, struct sframe_rule *rule);
+			    unsigned long pc, struct sframe_rows_rule *rule);
 
 /* Does the kernel text address @ra follow a call instruction? */
 bool sframe_arch_after_call(unsigned long ra);

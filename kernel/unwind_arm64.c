@@ -137,8 +137,9 @@ unsigned long sframe_arch_recover_ra(struct sframe_unwind_state *state,
  * Return: true with @rule filled.
  */
 bool sframe_arch_entry_rule(struct sframe_unwind_state *state,
-			    unsigned long pc, struct sframe_rule *rule)
+			    unsigned long pc, struct sframe_rows_rule *rule)
 {
+	struct sframe_rule r;
 	unsigned long off;
 
 	if (sframe_module_veneer(pc)) {
@@ -148,11 +149,12 @@ bool sframe_arch_entry_rule(struct sframe_unwind_state *state,
 
 	for (off = AARCH64_INSN_SIZE; off <= 2 * AARCH64_INSN_SIZE;
 	     off += AARCH64_INSN_SIZE) {
-		if (sframe_kernel_find(pc + off, rule) ||
-		    rule->func_start != pc + off || rule->fre_start ||
-		    rule->cfa.reg != SFRAME_ARCH_SP_REG || rule->cfa.offset ||
-		    rule->ra.kind != SFRAME_LOC_SAME)
+		if (sframe_kernel_find(pc + off, &r) ||
+		    r.func_start != pc + off || r.fre_start ||
+		    r.cfa.reg != SFRAME_ARCH_SP_REG || r.cfa.offset ||
+		    r.ra.kind != SFRAME_LOC_SAME)
 			continue;
+		sframe_rule_recovery(rule, &r);
 		return true;
 	}
 	return false;

@@ -755,7 +755,7 @@ sframe_user_answer_of(unsigned long pc)
 }
 
 static void sframe_user_cache_put(unsigned long pc, u64 id, int err,
-				  const struct sframe_rule *rule)
+				  const struct sframe_rows_rule *rule)
 {
 	struct sframe_user_answer *a = sframe_user_answer_of(pc);
 
@@ -768,7 +768,7 @@ static void sframe_user_cache_put(unsigned long pc, u64 id, int err,
 	if (err)
 		memset(&a->rule, 0, sizeof(a->rule));
 	else
-		sframe_rule_recovery(&a->rule, rule);
+		a->rule = *rule;
 	barrier();
 	WRITE_ONCE(a->pc, pc);
 }
@@ -782,9 +782,10 @@ static void sframe_user_cache_put(unsigned long pc, u64 id, int err,
  * negative SFrame error (-SFRAME_E_NO_FDE: in the section, not in an FDE).
  */
 static int sframe_user_rule(struct sframe_user_cursor *cur,
-			    unsigned long lookup, struct sframe_rule *rule)
+			    unsigned long lookup, struct sframe_rows_rule *rule)
 {
 	struct sframe_user_answer *a;
+	struct sframe_rule found;
 	struct sframe_user_sec us;
 	bool cache;
 	u64 id;
@@ -797,7 +798,7 @@ static int sframe_user_rule(struct sframe_user_cursor *cur,
 	if (cache) {
 		a = sframe_user_answer_of(lookup);
 		if (READ_ONCE(a->pc) == lookup && a->id == id) {
-			sframe_rule_set_recovery(rule, &a->rule);
+			*rule = a->rule;
 			this_cpu_inc(sframe_user_stats.cache_hits);
 			return a->err;
 		}
@@ -817,7 +818,9 @@ static int sframe_user_rule(struct sframe_user_cursor *cur,
 			return err;
 		}
 	}
-	err = sframe_user_find(&cur->sec, lookup, rule);
+	err = sframe_user_find(&cur->sec, lookup, &found);
+	if (!err)
+		sframe_rule_recovery(rule, &found);
 	if (err == -SFRAME_E_FAULT)
 		sframe_user_want_pages(lookup);
 	this_cpu_inc(sframe_user_stats.cache_misses);
@@ -836,7 +839,7 @@ static enum sframe_user_step sframe_user_step(struct sframe_user_frame *f,
 {
 	bool exact = f->regs.flags & SFRAME_FRAME_EXACT;
 	unsigned long lookup = exact ? f->regs.pc : f->regs.pc - 1, slot;
-	struct sframe_rule rule;
+	struct sframe_rows_rule rule;
 	int err;
 
 	*fp_used = false;

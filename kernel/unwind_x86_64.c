@@ -114,7 +114,7 @@ unsigned long sframe_arch_recover_ra(struct sframe_unwind_state *state,
  * Return: false.
  */
 bool sframe_arch_entry_rule(struct sframe_unwind_state *state,
-			    unsigned long pc, struct sframe_rule *rule)
+			    unsigned long pc, struct sframe_rows_rule *rule)
 {
 	return false;
 }

@@ -103,7 +103,7 @@ enum sframe_step_status {
  * PLT stubs, the kernel's module branch veneers.
  */
 static __always_inline void sframe_lr_entry_rule(const struct sframe_step_arch *arch,
-						 struct sframe_rule *rule)
+						 struct sframe_rows_rule *rule)
 {
 	__builtin_memset(rule, 0, sizeof(*rule));
 	rule->cfa.kind = SFRAME_LOC_REG;
@@ -126,7 +126,7 @@ static __always_inline void sframe_lr_entry_rule(const struct sframe_step_arch *
  */
 static __always_inline void sframe_fp_record_rule(const struct sframe_step_arch *arch,
 						  bool aarch64,
-						  struct sframe_rule *rule)
+						  struct sframe_rows_rule *rule)
 {
 	__builtin_memset(rule, 0, sizeof(*rule));
 	rule->cfa.kind = SFRAME_LOC_REG;
@@ -181,7 +181,8 @@ static __always_inline int sframe_step_loc(const struct sframe_step_arch *arch,
  * @arch: the architecture (a constant)
  * @mem: how to read the stack (a static const object)
  * @ctx: its argument
- * @rule: the rule for @f's PC
+ * @rule: the rule for @f's PC: its recovery part (struct sframe_rows_rule,
+ *        as decoded rows and lookup caches keep it, used where it lies)
  * @f: the frame; on success, the caller's frame without its PC
  * @ra: on success, the return address (the caller's PC), its pointer
  *      authentication code stripped
@@ -203,7 +204,7 @@ static __always_inline int sframe_step_loc(const struct sframe_step_arch *arch,
 static __always_inline int sframe_step(const struct sframe_step_arch *arch,
 				       const struct sframe_step_mem *mem,
 				       void *ctx,
-				       const struct sframe_rule *rule,
+				       const struct sframe_rows_rule *rule,
 				       struct sframe_frame *f,
 				       unsigned long *ra,
 				       unsigned long *ra_slot)

@@ -1938,7 +1938,7 @@ EXPORT_SYMBOL_GPL(sframe_rows_build);
 const struct sframe_rows_rule *sframe_rows_rule_of(const struct sframe_rows *rows,
 						   u64 pc, int *err)
 {
-	u32 off, lo, hi, b;
+	u32 off, lo, n, half, b;
 	u16 id;
 
 	*err = -SFRAME_E_NO_FDE;
@@ -1947,15 +1947,16 @@ const struct sframe_rows_rule *sframe_rows_rule_of(const struct sframe_rows *row
 	off = pc - rows->base;
 	b = off >> rows->shift;
 	lo = rows->block[b];
-	hi = rows->block[b + 1];
-	/* The last row at or before @off: in [lo, hi]. */
-	while (lo < hi) {
-		u32 mid = hi - (hi - lo) / 2;
-
-		if (rows->start[mid] <= off)
-			lo = mid;
-		else
-			hi = mid - 1;
+	n = rows->block[b + 1] - lo + 1;
+	/*
+	 * The last row at or before @off: one of the @n rows from @lo.  Each
+	 * step keeps the rows from the middle one on if it starts at or
+	 * before @off, else at least those before it; no branch on the data.
+	 */
+	while (n > 1) {
+		half = n / 2;
+		lo = rows->start[lo + half] <= off ? lo + half : lo;
+		n -= half;
 	}
 	/* Below the first row: a function without size began the range. */
 	if (rows->start[lo] > off)

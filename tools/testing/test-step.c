@@ -80,10 +80,10 @@ static void sim_set(struct sim *s, unsigned long addr, unsigned long val)
 	s->word[(addr - STACK_BASE) / 8] = val;
 }
 
-static struct sframe_rule rule_of(int cfa_reg, int cfa_off, int ra_off,
-				  int fp_off)
+static struct sframe_rows_rule rule_of(int cfa_reg, int cfa_off, int ra_off,
+				       int fp_off)
 {
-	struct sframe_rule r = { 0 };
+	struct sframe_rows_rule r = { 0 };
 
 	r.cfa.kind = SFRAME_LOC_REG;
 	r.cfa.reg = cfa_reg;
@@ -108,7 +108,7 @@ static struct sframe_rule rule_of(int cfa_reg, int cfa_off, int ra_off,
 struct step_case {
 	const char *name;
 	const struct sframe_step_arch *arch;
-	struct sframe_rule rule;
+	struct sframe_rows_rule rule;
 	struct sframe_frame in;
 	int want;			/* enum sframe_step_status */
 	unsigned long sp, fp, ra, slot;	/* expected on success */
@@ -118,7 +118,7 @@ struct step_case {
 static void test_rules(void)
 {
 	const unsigned long sp = STACK_BASE + 0x80, fp = STACK_BASE + 0xc0;
-	struct sframe_rule r;
+	struct sframe_rows_rule r;
 	struct step_case cases[] = {
 		{ "amd64: CFA = SP + 16, RA at CFA - 8, FP at CFA - 16", &amd64,
 		  rule_of(7, 16, -8, -16), { .pc = 1, .sp = sp, .fp = fp },
@@ -403,6 +403,7 @@ static int self_err;
 static noinline_walk void self_walk(void)
 {
 	struct sframe_frame f = { .flags = SFRAME_FRAME_EXACT };
+	struct sframe_rows_rule step_rule;
 	struct sframe_rule rule;
 	unsigned long ra, slot;
 
@@ -420,11 +421,14 @@ static noinline_walk void self_walk(void)
 		self_err = sframe_find(&self.sec, lookup, &rule);
 		if (self_err == -SFRAME_E_NO_FDE) {
 			self_fp_steps++;
-			sframe_fp_record_rule(&self_arch, SELF_AARCH64, &rule);
+			sframe_fp_record_rule(&self_arch, SELF_AARCH64,
+					      &step_rule);
 		} else if (self_err) {
 			return;
+		} else {
+			sframe_rule_recovery(&step_rule, &rule);
 		}
-		self_err = sframe_step(&self_arch, &self_mem, NULL, &rule, &f,
+		self_err = sframe_step(&self_arch, &self_mem, NULL, &step_rule, &f,
 				       &ra, &slot);
 		if (self_err)
 			return;

@@ -20,6 +20,12 @@
 /* log2 of the text block size of the lookup indexes (ORC uses 256 B). */
 #define SFRAME_KERNEL_INDEX_SHIFT	8
 
+/*
+ * log2 of the smallest text block of decoded rows: larger while blocks
+ * would outnumber half the rows (sframe_rows_alloc()).
+ */
+#define SFRAME_KERNEL_ROWS_SHIFT	7
+
 /* log2 of the text block size of an annotation table's block index */
 #define SFRAME_ANNOT_BLOCK_SHIFT	10
 
@@ -30,6 +36,8 @@
  * @first: optional block index: @first[b] entries start at or below
  *         @lo + b * 1024 (b from 0 to the number of blocks, inclusive);
  *         NULL: search the whole table every time
+ * @covered: with @first, a bitmap of the blocks some entry covers a byte
+ *           of: the others need no search
  * @lo: first byte the index covers
  * @hi: one past the last
  */
@@ -37,6 +45,7 @@ struct sframe_annot_table {
 	const struct sframe_annot *entries;
 	size_t count;
 	u16 *first;
+	unsigned long *covered;
 	unsigned long lo, hi;
 };
 
@@ -67,13 +76,16 @@ struct sframe_answer {
 };
 
 /*
- * The lookup cache: per CPU, direct-mapped by address, one answer per
- * entry.  An entry is valid for the generation it was filled in; loading
- * or freeing a module starts a new generation, which empties every cache
- * at once.  See sframe_kernel_answer().
+ * The lookup cache: per CPU, two-way set-associative by address (two
+ * entries per set, so that the return addresses of one deep stack rarely
+ * evict each other), one answer per entry.  An entry is valid for the
+ * generation it was filled in; loading or freeing a module starts a new
+ * generation, which empties every cache at once.  See
+ * sframe_kernel_answer().
  */
 #define SFRAME_CACHE_BITS	8
 #define SFRAME_CACHE_SIZE	BIT(SFRAME_CACHE_BITS)
+#define SFRAME_CACHE_WAYS	2
 
 struct sframe_cache_entry {
 	unsigned long pc;		/* 0: being filled or empty */
@@ -84,37 +96,44 @@ struct sframe_cache_entry {
 DECLARE_PER_CPU(struct sframe_cache_entry [SFRAME_CACHE_SIZE], sframe_cache);
 extern unsigned int sframe_cache_gen;
 
-void sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
-			       unsigned int gen, struct sframe_answer *ans);
+const struct sframe_answer *
+sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
+			  unsigned int gen, struct sframe_answer *scratch);
 
 /**
  * sframe_kernel_answer() - the answer of a text address, usually cached
  * @pc: text address (a return address - 1, or an interrupted PC)
- * @ans: result
+ * @scratch: where to put an answer that is not cached
  *
  * The same answers as sframe_annot_find(), sframe_kernel_find() and
  * sframe_arch_after_call(), from this CPU's cache when @pc was asked
- * recently (inline: the common case of a walk is a few loads and a copy).
- * Only task context fills the cache, with preemption disabled: nothing
- * else can write to this CPU's cache meanwhile.  An interrupt, exception
- * or NMI that lands during a fill finds the entry empty (pc 0) and looks
- * up directly; it reads the cache but never writes it.  Safe in any
- * context.
+ * recently (inline: the common case of a walk is a few loads, and the
+ * answer is used where it lies).  Call with preemption disabled, and use
+ * the answer before enabling it again.
+ *
+ * Only task context fills the cache: nothing else writes to this CPU's
+ * cache while preemption is disabled, so an answer in it stays as it is
+ * until then.  An interrupt, exception or NMI that lands during a fill
+ * finds the entry empty (pc 0) and looks up directly, into @scratch; it
+ * reads the cache but never writes it.  Safe in any context.
+ *
+ * Return: the answer: in this CPU's cache, or @scratch.
  */
-static __always_inline void sframe_kernel_answer(unsigned long pc,
-						 struct sframe_answer *ans)
+static __always_inline const struct sframe_answer *
+sframe_kernel_answer(unsigned long pc, struct sframe_answer *scratch)
 {
 	struct sframe_cache_entry *e;
 	unsigned int gen;
 
-	preempt_disable_notrace();
 	gen = READ_ONCE(sframe_cache_gen);
-	e = this_cpu_ptr(&sframe_cache[hash_long(pc, SFRAME_CACHE_BITS)]);
+	/* The set of @pc: its first entry. */
+	e = this_cpu_ptr(&sframe_cache[hash_long(pc, SFRAME_CACHE_BITS - 1) *
+				       SFRAME_CACHE_WAYS]);
 	if (likely(READ_ONCE(e->pc) == pc && e->gen == gen))
-		*ans = e->ans;
-	else
-		sframe_kernel_answer_fill(pc, e, gen, ans);
-	preempt_enable_notrace();
+		return &e->ans;
+	if (READ_ONCE(e[1].pc) == pc && e[1].gen == gen)
+		return &e[1].ans;
+	return sframe_kernel_answer_fill(pc, e, gen, scratch);
 }
 
 bool sframe_vmlinux_rows_wait(void);

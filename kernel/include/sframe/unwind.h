@@ -91,8 +91,10 @@ struct sframe_stack {
  * @nr_stacks: entries of @stacks
  * @graph_idx: function-graph return stack cursor
  * @kr_cur: kretprobe return stack cursor
- * @ans: sframe_unwind_next()'s scratch: the answer of the current PC
- * @rule: sframe_unwind_next()'s scratch: the rule it steps with
+ * @ans: sframe_unwind_next()'s scratch: the answer of the current PC when the
+ *       lookup cache does not hold it
+ * @rule: sframe_unwind_next()'s scratch: a rule that is not in an answer
+ *        (an annotation's, the entry rule, the frame record)
  *
  * The scratch members live here rather than on sframe_unwind_next()'s
  * stack, where CONFIG_INIT_STACK_ALL_ZERO would clear them at every step.
@@ -112,7 +114,7 @@ struct sframe_unwind_state {
 	int graph_idx;
 	struct llist_node *kr_cur;
 	struct sframe_answer ans;
-	struct sframe_rule rule;
+	struct sframe_rows_rule rule;
 };
 
 void sframe_unwind_start(struct sframe_unwind_state *state,
