@@ -323,7 +323,7 @@ static int sframe_rows_alloc(const struct sframe_section *sec,
 		if (sframe_rows_size(sec, *shift, &nrows, &nblocks) ||
 		    *shift >= 16)
 			return -SFRAME_E_INDEX;
-		if (nblocks <= nrows / 2 + 64)
+		if (nblocks <= nrows + 64)
 			break;
 	}
 	if (max_blocks && nblocks > max_blocks)
@@ -774,9 +774,10 @@ static noinline void sframe_answer_uncached(unsigned long pc,
 	err = sframe_lookup_uncached(pc, &ans->annot, &rule);
 	ans->err = err;
 	if (err)
-		memset(&ans->rule, 0, sizeof(ans->rule));
+		memset(&ans->own, 0, sizeof(ans->own));
 	else
-		sframe_rule_recovery(&ans->rule, &rule);
+		sframe_rule_recovery(&ans->own, &rule);
+	ans->rule = &ans->own;
 }
 
 /**
@@ -825,13 +826,13 @@ sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
 	if (r) {
 		ans->annot = sframe_annot_search(&sframe_vmlinux_annot, pc);
 		/* Without saves below SP already (sframe_vmlinux_rows_fn()). */
-		ans->rule = sframe_vmlinux_step_rules[r - rows->rules];
+		ans->rule = &sframe_vmlinux_step_rules[r - rows->rules];
 		ans->err = 0;
 	} else {
 		sframe_answer_uncached(pc, ans);
 		/* Saves below SP were restored already: see there. */
-		sframe_locs_no_red_zone(&ans->rule.cfa, &ans->rule.ra,
-					&ans->rule.fp, SFRAME_ARCH_SP_REG);
+		sframe_locs_no_red_zone(&ans->own.cfa, &ans->own.ra,
+					&ans->own.fp, SFRAME_ARCH_SP_REG);
 	}
 	ans->after_call = sframe_arch_after_call(pc + 1);
 	if (fill) {
@@ -867,7 +868,7 @@ int sframe_kernel_lookup(unsigned long pc, const struct sframe_annot **annot,
 	memset(rule, 0, sizeof(*rule));
 	preempt_disable_notrace();
 	ans = sframe_kernel_answer(pc, &scratch);
-	sframe_rule_set_recovery(rule, &ans->rule);
+	sframe_rule_set_recovery(rule, ans->rule);
 	*annot = ans->annot;
 	err = ans->err;
 	preempt_enable_notrace();

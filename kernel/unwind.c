@@ -292,7 +292,7 @@ static __always_inline bool sframe_uw_next(struct sframe_unwind_state *state)
 	a = ans->annot;
 	err = ans->err;
 	/* Already without saves below SP (sframe_kernel_answer()). */
-	rule = &ans->rule;
+	rule = ans->rule;
 	/*
 	 * A return address a call did not push (a corrupted slot, a stale
 	 * frame) cannot start a trustworthy frame: the trace goes on as a
@@ -417,7 +417,8 @@ noinline void sframe_unwind_start(struct sframe_unwind_state *state,
 {
 	unsigned long pc, sp, fp;
 
-	memset(state, 0, sizeof(*state));
+	/* Not the scratch at its end: written before it is read. */
+	memset(state, 0, offsetof(struct sframe_unwind_state, ans));
 	state->task = task;
 	state->reliable = true;
 	sframe_arch_init_stacks(state);
@@ -496,7 +497,8 @@ noinline void sframe_stack_walk(stack_trace_consume_fn consume_entry,
 				void *cookie, struct task_struct *task,
 				struct pt_regs *regs)
 {
-	struct sframe_unwind_state state;
+	/* Initialised by sframe_unwind_start(): no zeroing here first. */
+	struct sframe_unwind_state state __uninitialized;
 
 	if (regs && task != current)
 		return;
@@ -548,7 +550,8 @@ static atomic_long_t sframe_reliable_stopped;
 noinline int sframe_stack_walk_reliable(stack_trace_consume_fn consume_entry,
 					void *cookie, struct task_struct *task)
 {
-	struct sframe_unwind_state state;
+	/* Initialised by sframe_unwind_start(): no zeroing here first. */
+	struct sframe_unwind_state state __uninitialized;
 	int ret;
 
 	ret = sframe_stack_walk_state(consume_entry, cookie, task, NULL,

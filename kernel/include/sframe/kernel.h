@@ -63,14 +63,17 @@ void sframe_kernel_cache_flush(void);
  * struct sframe_answer - what an unwinder step asks of a text address
  * @annot: the annotation covering the address, or NULL
  * @rule: the recovery fields of its SFrame rule, with saves below SP
- *        dropped (sframe_rule_no_red_zone()); zero unless @err is 0
+ *        dropped (sframe_rule_no_red_zone()): vmlinux's table of them,
+ *        or @own; all zero unless @err is 0
+ * @own: the rule when it is not in vmlinux's table (modules)
  * @err: 0, or the negative SFRAME_E_* code of sframe_kernel_find()
  * @after_call: the instruction before the address + 1 is a call
  *              (sframe_arch_after_call(): for a return address - 1)
  */
 struct sframe_answer {
 	const struct sframe_annot *annot;
-	struct sframe_rows_rule rule;
+	const struct sframe_rows_rule *rule;
+	struct sframe_rows_rule own;
 	s16 err;
 	bool after_call;
 };

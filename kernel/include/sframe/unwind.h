@@ -97,7 +97,8 @@ struct sframe_stack {
  *        (an annotation's, the entry rule, the frame record)
  *
  * The scratch members live here rather than on sframe_unwind_next()'s
- * stack, where CONFIG_INIT_STACK_ALL_ZERO would clear them at every step.
+ * stack, where CONFIG_INIT_STACK_ALL_ZERO would clear them at every step;
+ * they come last, and sframe_unwind_start() does not clear them either.
  */
 struct sframe_unwind_state {
 	struct task_struct *task;
