@@ -57,6 +57,8 @@ static struct sframe_annot_table sframe_vmlinux_annot __ro_after_init;
 
 /* The lookup cache (sframe/kernel.h, sframe_kernel_answer()). */
 DEFINE_PER_CPU(struct sframe_cache_entry [SFRAME_CACHE_SIZE], sframe_cache);
+/* Fills of a full set, for the choice of the entry replaced. */
+static DEFINE_PER_CPU(unsigned int, sframe_cache_fills);
 unsigned int sframe_cache_gen = 1;
 static bool sframe_cache_ready __read_mostly;
 
@@ -319,11 +321,11 @@ static int sframe_rows_alloc(const struct sframe_section *sec,
 
 	memset(rows, 0, sizeof(*rows));
 	*hash = NULL;
-	for (*shift = SFRAME_KERNEL_ROWS_SHIFT; ; ++*shift) {
+	for (*shift = SFRAME_KERNEL_INDEX_SHIFT; ; ++*shift) {
 		if (sframe_rows_size(sec, *shift, &nrows, &nblocks) ||
 		    *shift >= 16)
 			return -SFRAME_E_INDEX;
-		if (nblocks <= nrows + 64)
+		if (nblocks <= nrows / 2 + 64)
 			break;
 	}
 	if (max_blocks && nblocks > max_blocks)
@@ -808,11 +810,12 @@ sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
 	fill = READ_ONCE(sframe_cache_ready) && !in_interrupt();
 	if (fill) {
 		/*
-		 * An entry of an older generation, else the second: the
-		 * first one filled in a generation stays.
+		 * An entry of the set that is empty or of an older
+		 * generation, else the two in turn.
 		 */
 		if (READ_ONCE(e->pc) && e->gen == gen)
-			e++;
+			e += !READ_ONCE(e[1].pc) || e[1].gen != gen ||
+			     (__this_cpu_inc_return(sframe_cache_fills) & 1);
 		WRITE_ONCE(e->pc, 0);
 		barrier();
 		ans = &e->ans;

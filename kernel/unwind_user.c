@@ -718,7 +718,8 @@ static const struct sframe_step_arch sframe_user_arch = SFRAME_ARCH_STEP;
 enum sframe_user_step { SFU_NEXT, SFU_END, SFU_ERROR };
 
 /*
- * The answer cache: per CPU, direct-mapped by PC, the last answers of
+ * The answer cache: per CPU, two-way set-associative by PC (a free entry
+ * of the set is filled first, else the two in turn), the last answers of
  * sframe_user_find() (a rule, or "no FDE here"), keyed by the PC and the
  * id of the mm's table they came from.  Every change of a table makes a
  * new one with a new id, and ids are never reused: an answer can only be
@@ -747,20 +748,24 @@ static DEFINE_PER_CPU(unsigned int, sframe_user_nesting);
 
 static bool sframe_user_cache_on = true;
 
+/* The first of the two entries of @pc's set. */
 static __always_inline struct sframe_user_answer *
-sframe_user_answer_of(unsigned long pc)
+sframe_user_set_of(unsigned long pc)
 {
 	return this_cpu_ptr(&sframe_user_cache[hash_long(pc,
-							  SFRAME_USER_CACHE_BITS)]);
+			SFRAME_USER_CACHE_BITS - 1) * 2]);
 }
 
 static void sframe_user_cache_put(unsigned long pc, u64 id, int err,
 				  const struct sframe_rows_rule *rule)
 {
-	struct sframe_user_answer *a = sframe_user_answer_of(pc);
+	struct sframe_user_answer *a = sframe_user_set_of(pc);
 
 	if (__this_cpu_read(sframe_user_nesting) != 1)
 		return;
+	if (READ_ONCE(a->pc))
+		a += !READ_ONCE(a[1].pc) ||
+		     (__this_cpu_read(sframe_user_stats.cache_misses) & 1);
 	WRITE_ONCE(a->pc, 0);
 	barrier();
 	a->id = id;
@@ -796,7 +801,9 @@ static int sframe_user_rule(struct sframe_user_cursor *cur,
 	cache = READ_ONCE(sframe_user_cache_on) &&
 		!test_bit(SFRAME_USER_NO_CACHE, &us.flags);
 	if (cache) {
-		a = sframe_user_answer_of(lookup);
+		a = sframe_user_set_of(lookup);
+		if (READ_ONCE(a->pc) != lookup || a->id != id)
+			a++;
 		if (READ_ONCE(a->pc) == lookup && a->id == id) {
 			*rule = a->rule;
 			this_cpu_inc(sframe_user_stats.cache_hits);

@@ -20,12 +20,6 @@
 /* log2 of the text block size of the lookup indexes (ORC uses 256 B). */
 #define SFRAME_KERNEL_INDEX_SHIFT	8
 
-/*
- * log2 of the smallest text block of decoded rows: larger while blocks
- * would outnumber half the rows (sframe_rows_alloc()).
- */
-#define SFRAME_KERNEL_ROWS_SHIFT	7
-
 /* log2 of the text block size of an annotation table's block index */
 #define SFRAME_ANNOT_BLOCK_SHIFT	10
 
