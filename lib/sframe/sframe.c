@@ -611,15 +611,16 @@ static __always_inline int sframe_probe(const struct sframe_section *sec,
  * else one FDE (@stride bytes, so that the steps compute section offsets
  * with additions only).  After the first step it lies in a range of a
  * power of two of candidates.  While that range is wide (at least
- * %SFRAME_BSEARCH_WIDE candidates, spread over many cache lines) each
+ * %SFRAME_BSEARCH_WIDE candidates, spread over several cache lines) each
  * step divides it by four: three reads that do not depend on each other
  * (their latencies overlap, where a binary search waits for each read in
- * turn).  Narrower ranges are halved, one read per step, which costs
- * fewer instructions per candidate left out.  No branch on the data; at
+ * turn).  Narrower ranges (at most 8 candidates, in lines the last
+ * steps read) are halved, one read per step, which costs fewer
+ * instructions per candidate left out.  No branch on the data; at
  * most 19 steps; the reads stay in [@lo, @hi) whatever the data, sorted
  * or not.
  */
-#define SFRAME_BSEARCH_WIDE	64
+#define SFRAME_BSEARCH_WIDE	16
 
 static __always_inline int sframe_bsearch(const struct sframe_section *sec,
 					  u64 pc, u32 lo, u32 hi, u32 stride,
