@@ -258,6 +258,7 @@ static bool sframe_uw_in_rest_init(unsigned long pc)
 /*
  * sframe_unwind_next() with preemption disabled: the PC's answer is used
  * where it lies, in this CPU's lookup cache (sframe_kernel_answer()).
+ * Inlined into sframe_unwind_next() and into the walk loop.
  */
 static __always_inline bool sframe_uw_next(struct sframe_unwind_state *state)
 {
@@ -469,16 +470,28 @@ noinline int sframe_stack_walk_state(stack_trace_consume_fn consume_entry,
 				     struct pt_regs *regs,
 				     struct sframe_unwind_state *state)
 {
+	int ret = -EINVAL;
+
 	sframe_unwind_start(state, task, regs);
+	/*
+	 * One preemption-disabled section for the whole walk, the step
+	 * inlined: callers of arch_stack_walk() may be atomic, so
+	 * @consume_entry never sleeps.
+	 */
+	preempt_disable_notrace();
 	/* For current, sframe_unwind_start() stopped in this function. */
 	if (!regs && task == current && !state->stopped)
-		sframe_unwind_next(state);
+		sframe_uw_next(state);
 	while (!state->stopped && !state->done) {
 		if (!consume_entry(cookie, state->pc))
-			return -EINVAL;
-		sframe_unwind_next(state);
+			goto out;
+		sframe_uw_next(state);
 	}
-	return state->done && state->reliable ? 0 : -EINVAL;
+	if (state->done && state->reliable)
+		ret = 0;
+out:
+	preempt_enable_notrace();
+	return ret;
 }
 EXPORT_SYMBOL_GPL(sframe_stack_walk_state);
 NOKPROBE_SYMBOL(sframe_stack_walk_state);
