@@ -419,12 +419,12 @@ static noinline_walk void self_walk(void)
 								     f.pc - 1;
 
 		self_err = sframe_find(&self.sec, lookup, &rule);
-		if (self_err == -SFRAME_E_NO_FDE) {
+		if (self_err && self_err != -SFRAME_E_NO_FDE)
+			return;
+		if (self_err) {
 			self_fp_steps++;
 			sframe_fp_record_rule(&self_arch, SELF_AARCH64,
 					      &step_rule);
-		} else if (self_err) {
-			return;
 		} else {
 			sframe_rule_recovery(&step_rule, &rule);
 		}
