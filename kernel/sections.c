@@ -452,9 +452,8 @@ static void __init sframe_vmlinux_annot_init(void)
 static void sframe_vmlinux_rows_fn(struct work_struct *work)
 {
 	u64 t0 = local_clock();
-	size_t bytes;
-
 	struct sframe_rows_rule *step;
+	size_t bytes;
 	u32 i;
 
 	bytes = sframe_rows_init(&sframe_vmlinux, &sframe_vmlinux_rows_mem, 0);

@@ -253,6 +253,9 @@ struct sframe_rule {
  * @fp: FP rule
  * @sp_from_cfa: as struct sframe_rule
  * @flags: as struct sframe_rule
+ *
+ * Also what the frame step takes (sframe_step(), sframe/step.h) and what
+ * the kernel's and the user unwinder's lookup caches keep.
  */
 struct sframe_rows_rule {
 	struct sframe_loc cfa;
