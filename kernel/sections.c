@@ -443,6 +443,21 @@ static void __init sframe_vmlinux_annot_init(void)
 	}
 }
 
+static const struct sframe_step_arch sframe_kernel_arch = SFRAME_ARCH_STEP;
+
+/*
+ * A rule as the kernel walk steps with it: saves below SP were restored
+ * already (the kernel has no red zone: sframe_rule_no_red_zone()), and
+ * classified for sframe_step()'s fast path.  vmlinux's rules once when its
+ * rows are built, a module's answer when it is looked up.
+ */
+static void sframe_kernel_step_rule(struct sframe_rows_rule *rule)
+{
+	sframe_locs_no_red_zone(&rule->cfa, &rule->ra, &rule->fp,
+				SFRAME_ARCH_SP_REG);
+	sframe_step_prepare(&sframe_kernel_arch, rule);
+}
+
 /*
  * vmlinux's rows are built off the boot path, by a worker on another CPU
  * while the boot goes on (about as long as validation again), then
@@ -467,8 +482,7 @@ static void sframe_vmlinux_rows_fn(struct work_struct *work)
 		return;
 	}
 	for (i = 0; i < sframe_vmlinux_rows_mem.nrules; i++)
-		sframe_locs_no_red_zone(&step[i].cfa, &step[i].ra, &step[i].fp,
-					SFRAME_ARCH_SP_REG);
+		sframe_kernel_step_rule(&step[i]);
 	sframe_vmlinux_step_rules = step;
 	bytes += sframe_vmlinux_rows_mem.nrules * sizeof(*step);
 	/* Rows complete before the pointer: pairs with the lookups' acquire. */
@@ -832,11 +846,10 @@ sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
 		ans->err = 0;
 	} else {
 		sframe_answer_uncached(pc, ans);
-		/* Saves below SP were restored already: see there. */
-		sframe_locs_no_red_zone(&ans->own.cfa, &ans->own.ra,
-					&ans->own.fp, SFRAME_ARCH_SP_REG);
+		sframe_kernel_step_rule(&ans->own);
 	}
 	ans->after_call = sframe_arch_after_call(pc + 1);
+	ans->plain = !ans->annot && !ans->err && ans->after_call;
 	if (fill) {
 		e->gen = gen;
 		barrier();

@@ -139,9 +139,26 @@ static bool sframe_uw_mem_below(void *ctx, unsigned long cfa)
 	return cfa < state->stack.low || cfa > state->stack.high;
 }
 
+/* The fast path's reads: on the current stack, no switch. */
+static __always_inline bool sframe_uw_mem_span(void *ctx, unsigned long lo,
+					       unsigned long hi)
+{
+	struct sframe_unwind_state *state = ctx;
+
+	return lo >= state->stack.low && lo < hi && hi <= state->stack.high;
+}
+
+static __always_inline unsigned long
+sframe_uw_mem_load(void *ctx, unsigned long addr)
+{
+	return READ_ONCE_NOCHECK(*(unsigned long *)addr);
+}
+
 static const struct sframe_step_mem sframe_uw_mem = {
 	.read	= sframe_uw_mem_read,
 	.below	= sframe_uw_mem_below,
+	.span	= sframe_uw_mem_span,
+	.load	= sframe_uw_mem_load,
 };
 
 static const struct sframe_step_arch sframe_uw_arch = SFRAME_ARCH_STEP;
@@ -256,25 +273,101 @@ static bool sframe_uw_in_rest_init(unsigned long pc)
 }
 
 /*
- * sframe_unwind_next() with preemption disabled: the PC's answer is used
- * where it lies, in this CPU's lookup cache (sframe_kernel_answer()).
- * Inlined into sframe_unwind_next() and into the walk loop.
+ * Where a frame has no rule (or an SP-based one where SP is unknown, after
+ * a frame-record step on arm64): the frame record at FP, a best effort,
+ * never reliable.  Return: the rule, or NULL with the walk stopped.
+ */
+static const struct sframe_rows_rule *
+sframe_uw_fp_rule(struct sframe_unwind_state *state)
+{
+	sframe_uw_unreliable(state, SFRAME_UW_FALLBACK);
+	if (!IS_ENABLED(CONFIG_FRAME_POINTER) && !IS_ENABLED(CONFIG_ARM64)) {
+		sframe_uw_stop(state, SFRAME_UW_NO_RULE);
+		return NULL;
+	}
+	sframe_fp_record_rule(&sframe_uw_arch, IS_ENABLED(CONFIG_ARM64),
+			      &state->rule);
+	return &state->rule;
+}
+
+/*
+ * What an answer that is not plain (sframe_answer.plain) asks of a step:
+ * an exact PC, an annotation, no rule, a return address not after a call.
+ * A stack switch sets state->sp (the walk stops if the step fails).
+ * Return: the rule to step with; or NULL when the step is over (a pt_regs
+ * boundary crossed: the walk goes on unless it ended or stopped).
+ */
+static const struct sframe_rows_rule *
+sframe_uw_special(struct sframe_unwind_state *state,
+		  const struct sframe_answer *ans, unsigned long lookup)
+{
+	bool exact = state->flags & SFRAME_FRAME_EXACT;
+	const struct sframe_annot *a = ans->annot;
+
+	/*
+	 * A return address a call did not push (a corrupted slot, a stale
+	 * frame) cannot start a trustworthy frame: the trace goes on as a
+	 * best effort but is not reliable.  The exception: the address an
+	 * END annotation marks (x86_64 secondary_startup_64 pushes one by
+	 * hand before its lretq to start_secondary()).
+	 */
+	if (!exact && !ans->after_call && !(a && a->type == SFRAME_ANNOT_END))
+		sframe_uw_unreliable(state, SFRAME_UW_CALLSITE);
+	if (a) {
+		switch (a->type) {
+		case SFRAME_ANNOT_REGS:
+			sframe_uw_regs(state, state->sp + a->off,
+				       a->flags & SFRAME_ANNOT_F_TRAP);
+			return NULL;
+		case SFRAME_ANNOT_END:
+			if (is_idle_task(state->task))
+				state->done = true;
+			else
+				sframe_uw_stop(state, SFRAME_UW_FINAL);
+			return NULL;
+		case SFRAME_ANNOT_SP_INDIRECT:
+			/* Stack switch: the frame's own SP was saved at SP + off. */
+			if (!sframe_uw_read(state, state->sp + a->off, &state->sp)) {
+				sframe_uw_stop(state, SFRAME_UW_STACK);
+				return NULL;
+			}
+			break;
+		case SFRAME_ANNOT_UNRELIABLE:
+			sframe_uw_unreliable(state, SFRAME_UW_BAD_RANGE);
+			break;
+		case SFRAME_ANNOT_RULE:
+			sframe_uw_annot_rule(a, &state->rule);
+			return sframe_uw_own_rule(state);
+		}
+	}
+	if (likely(!ans->err))
+		return ans->rule;
+	if (exact && sframe_arch_entry_rule(state, lookup, &state->rule))
+		return sframe_uw_own_rule(state);
+	if (!kernel_text_address(state->pc)) {
+		sframe_uw_stop(state, SFRAME_UW_NOT_TEXT);
+		return NULL;
+	}
+	sframe_uw_unreliable(state, SFRAME_UW_NO_RULE);
+	return sframe_uw_fp_rule(state);
+}
+
+/*
+ * sframe_unwind_next() with preemption disabled, on a walk that has not
+ * ended: the PC's answer is used where it lies, in this CPU's lookup cache
+ * (sframe_kernel_answer()).  Inlined into sframe_unwind_next() and into
+ * the walk loop.
  */
 static __always_inline bool sframe_uw_next(struct sframe_unwind_state *state)
 {
 	bool exact = state->flags & SFRAME_FRAME_EXACT, by_fp = false;
-	struct sframe_frame f = {
-		.sp = state->sp, .fp = state->fp, .lr = state->lr,
-		.flags = state->flags,
-	};
+	/* Set before use; addressed only by the inline step (registers). */
+	struct sframe_frame f __uninitialized;
+	unsigned long lookup, ra __uninitialized, slot __uninitialized;
 	const struct sframe_rows_rule *rule;
 	const struct sframe_answer *ans;
-	const struct sframe_annot *a;
-	unsigned long lookup, ra, slot;
 	int err;
 
-	if (state->done || state->stopped)
-		return false;
 	if (++state->frames > SFRAME_UNWIND_MAX_FRAMES)
 		return sframe_uw_stop(state, SFRAME_UW_TOO_DEEP);
 
@@ -290,76 +383,29 @@ static __always_inline bool sframe_uw_next(struct sframe_unwind_state *state)
 
 	/* All answers at once, usually from the per-CPU lookup cache. */
 	ans = sframe_kernel_answer(lookup, &state->ans);
-	a = ans->annot;
-	err = ans->err;
 	/* Already without saves below SP (sframe_kernel_answer()). */
 	rule = ans->rule;
-	/*
-	 * A return address a call did not push (a corrupted slot, a stale
-	 * frame) cannot start a trustworthy frame: the trace goes on as a
-	 * best effort but is not reliable.  The exception: the address an
-	 * END annotation marks (x86_64 secondary_startup_64 pushes one by
-	 * hand before its lretq to start_secondary()).
-	 */
-	if (!exact && !ans->after_call && !(a && a->type == SFRAME_ANNOT_END))
-		sframe_uw_unreliable(state, SFRAME_UW_CALLSITE);
-	if (unlikely(a)) {
-		switch (a->type) {
-		case SFRAME_ANNOT_REGS:
-			return sframe_uw_regs(state, f.sp + a->off,
-					      a->flags & SFRAME_ANNOT_F_TRAP);
-		case SFRAME_ANNOT_END:
-			if (is_idle_task(state->task)) {
-				state->done = true;
-				return false;
-			}
-			return sframe_uw_stop(state, SFRAME_UW_FINAL);
-		case SFRAME_ANNOT_SP_INDIRECT:
-			/* Stack switch: the frame's own SP was saved at SP + off. */
-			if (!sframe_uw_read(state, f.sp + a->off, &f.sp))
-				return sframe_uw_stop(state, SFRAME_UW_STACK);
-			break;
-		case SFRAME_ANNOT_UNRELIABLE:
-			sframe_uw_unreliable(state, SFRAME_UW_BAD_RANGE);
-			break;
-		}
+	/* Usually a return address with a rule and nothing else to heed. */
+	if (unlikely(!ans->plain || exact)) {
+		rule = sframe_uw_special(state, ans, lookup);
+		if (!rule)
+			return !state->stopped && !state->done;
 	}
 
-	if (unlikely(a && a->type == SFRAME_ANNOT_RULE)) {
-		sframe_uw_annot_rule(a, &state->rule);
-		rule = sframe_uw_own_rule(state);
-	} else if (unlikely(err)) {
-		if (exact && sframe_arch_entry_rule(state, lookup, &state->rule)) {
-			rule = sframe_uw_own_rule(state);
-		} else {
-			if (!kernel_text_address(state->pc))
-				return sframe_uw_stop(state, SFRAME_UW_NOT_TEXT);
-			sframe_uw_unreliable(state, SFRAME_UW_NO_RULE);
-			by_fp = true;
-		}
-	}
-
+	f.sp = state->sp;
+	f.fp = state->fp;
+	f.lr = state->lr;
+	f.flags = state->flags;
 	for (;;) {
-		/*
-		 * Without a rule (or with an SP-based one where SP is unknown,
-		 * after such a step on arm64) the frame record at FP: a best
-		 * effort, never reliable.
-		 */
-		if (by_fp) {
-			sframe_uw_unreliable(state, SFRAME_UW_FALLBACK);
-			if (!IS_ENABLED(CONFIG_FRAME_POINTER) &&
-			    !IS_ENABLED(CONFIG_ARM64))
-				return sframe_uw_stop(state, SFRAME_UW_NO_RULE);
-			sframe_fp_record_rule(&sframe_uw_arch,
-					      IS_ENABLED(CONFIG_ARM64),
-					      &state->rule);
-			rule = &state->rule;
-		}
 		err = sframe_step(&sframe_uw_arch, &sframe_uw_mem, state, rule,
 				  &f, &ra, &slot);
 		if (likely(err != SFRAME_STEP_SP_LOW) || by_fp)
 			break;
+		/* An SP-based rule where SP is only a bound: the record. */
 		by_fp = true;
+		rule = sframe_uw_fp_rule(state);
+		if (!rule)
+			return false;
 	}
 	if (unlikely(err))
 		return sframe_uw_stop(state, sframe_uw_step_errors[err]);
@@ -394,6 +440,8 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 {
 	bool ret;
 
+	if (state->done || state->stopped)
+		return false;
 	preempt_disable_notrace();
 	ret = sframe_uw_next(state);
 	preempt_enable_notrace();
@@ -418,10 +466,29 @@ noinline void sframe_unwind_start(struct sframe_unwind_state *state,
 {
 	unsigned long pc, sp, fp;
 
-	/* Not the scratch at its end: written before it is read. */
-	memset(state, 0, offsetof(struct sframe_unwind_state, ans));
+	/*
+	 * Each field a walk reads before it writes it, and no more: not the
+	 * stacks beyond @nr_stacks (sframe_arch_init_stacks() sets those it
+	 * counts), nor the scratch at the end.  A memset() of it all was a
+	 * tenth of a short warm walk.
+	 */
 	state->task = task;
+	state->pc = 0;
+	state->sp = 0;
+	state->fp = 0;
+	state->lr = 0;
+	state->regs = NULL;
+	state->flags = 0;
+	state->done = false;
+	state->stopped = false;
 	state->reliable = true;
+	state->error = SFRAME_UW_OK;
+	state->error_pc = 0;
+	state->frames = 0;
+	state->stack.low = 0;
+	state->stack.high = 0;
+	state->graph_idx = 0;
+	state->kr_cur = NULL;
 	sframe_arch_init_stacks(state);
 
 	if (regs) {
@@ -480,12 +547,13 @@ noinline int sframe_stack_walk_state(stack_trace_consume_fn consume_entry,
 	 */
 	preempt_disable_notrace();
 	/* For current, sframe_unwind_start() stopped in this function. */
-	if (!regs && task == current && !state->stopped)
+	if (!regs && task == current && !state->stopped && !state->done)
 		sframe_uw_next(state);
-	while (!state->stopped && !state->done) {
-		if (!consume_entry(cookie, state->pc))
-			goto out;
-		sframe_uw_next(state);
+	if (!state->stopped && !state->done) {
+		do {
+			if (!consume_entry(cookie, state->pc))
+				goto out;
+		} while (sframe_uw_next(state));
 	}
 	if (state->done && state->reliable)
 		ret = 0;

@@ -779,10 +779,16 @@ static bool sfu_same_recovery(const struct sframe_rule *a,
 
 /*
  * One lookup against sframe_kernel_find() (the core on the section), whose
- * rule the unwinder uses without saves below SP.
+ * rule the unwinder uses without saves below SP and classified for the
+ * step's fast path (sframe_step_prepare(), on the core's rule here).
  */
 static bool sfu_lookup_ok(unsigned long pc)
 {
+	const struct sframe_section *sec = sframe_vmlinux_section();
+	const struct sframe_step_arch arch = {
+		.sp_reg = sec->sp_reg, .fp_reg = sec->fp_reg,
+	};
+	struct sframe_rows_rule rr;
 	const struct sframe_annot *a;
 	struct sframe_rule r1, r2;
 	int e1, e2;
@@ -791,8 +797,12 @@ static bool sfu_lookup_ok(unsigned long pc)
 	memset(&r2, 0, sizeof(r2));
 	e1 = sframe_kernel_lookup(pc, &a, &r1);
 	e2 = sframe_kernel_find(pc, &r2);
-	if (!e2)
-		sframe_rule_no_red_zone(&r2, sframe_vmlinux_section()->sp_reg);
+	if (!e2) {
+		sframe_rule_no_red_zone(&r2, sec->sp_reg);
+		sframe_rule_recovery(&rr, &r2);
+		sframe_step_prepare(&arch, &rr);
+		sframe_rule_set_recovery(&r2, &rr);
+	}
 	return e1 == e2 && a == sframe_annot_find(pc) &&
 	       (e1 || sfu_same_recovery(&r1, &r2));
 }

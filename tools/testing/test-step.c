@@ -36,6 +36,7 @@ struct sim {
 	unsigned long bad;	/* a read of this address fails */
 	bool allow_below;
 	unsigned int reads;
+	unsigned int loads;	/* by the fast path (sim_fast_mem) */
 };
 
 static bool sim_read(void *ctx, unsigned long addr, unsigned long *val)
@@ -59,6 +60,31 @@ static bool sim_below(void *ctx, unsigned long cfa)
 static const struct sframe_step_mem sim_mem = {
 	.read	= sim_read,
 	.below	= sim_below,
+};
+
+/* The kernel walker's kind: ranges checked once, words loaded directly. */
+static bool sim_span(void *ctx, unsigned long lo, unsigned long hi)
+{
+	struct sim *s = ctx;
+
+	return lo < hi && lo >= STACK_BASE &&
+	       hi <= STACK_BASE + 8 * STACK_WORDS &&
+	       !(s->bad >= lo && s->bad < hi);
+}
+
+static unsigned long sim_load(void *ctx, unsigned long addr)
+{
+	struct sim *s = ctx;
+
+	s->loads++;
+	return s->word[(addr - STACK_BASE) / 8];
+}
+
+static const struct sframe_step_mem sim_fast_mem = {
+	.read	= sim_read,
+	.below	= sim_below,
+	.span	= sim_span,
+	.load	= sim_load,
 };
 
 static unsigned long strip_top(unsigned long ra)
@@ -113,6 +139,7 @@ struct step_case {
 	int want;			/* enum sframe_step_status */
 	unsigned long sp, fp, ra, slot;	/* expected on success */
 	unsigned int flags;
+	bool fast;			/* sframe_step_simple() takes it */
 };
 
 static void test_rules(void)
@@ -122,14 +149,14 @@ static void test_rules(void)
 	struct step_case cases[] = {
 		{ "amd64: CFA = SP + 16, RA at CFA - 8, FP at CFA - 16", &amd64,
 		  rule_of(7, 16, -8, -16), { .pc = 1, .sp = sp, .fp = fp },
-		  SFRAME_STEP_OK, sp + 16, 0xf00d, 0xaaaa, sp + 8 },
+		  SFRAME_STEP_OK, sp + 16, 0xf00d, 0xaaaa, sp + 8, .fast = true },
 		{ "amd64: CFA = FP + 16, FP unchanged", &amd64,
 		  rule_of(6, 16, -8, 0), { .pc = 1, .sp = sp, .fp = fp },
-		  SFRAME_STEP_OK, fp + 16, fp, 0xbbbb, fp + 8 },
+		  SFRAME_STEP_OK, fp + 16, fp, 0xbbbb, fp + 8, .fast = true },
 		{ "amd64: entry, CFA = SP + 8 (RA just pushed)", &amd64,
 		  rule_of(7, 8, -8, 0), { .pc = 1, .sp = sp, .fp = fp,
 		  .flags = SFRAME_FRAME_EXACT },
-		  SFRAME_STEP_OK, sp + 8, fp, 0xf00d, sp },
+		  SFRAME_STEP_OK, sp + 8, fp, 0xf00d, sp, .fast = true },
 		{ "aarch64: interrupted at entry: CFA = SP, RA in LR", &aarch64,
 		  rule_of(31, 0, 0, 0), { .pc = 1, .sp = sp, .fp = fp,
 		  .lr = 0xabcd000000001234UL,
@@ -137,7 +164,7 @@ static void test_rules(void)
 		  SFRAME_STEP_OK, sp, fp, 0x1234, 0 },
 		{ "aarch64: signed RA on the stack is stripped", &aarch64,
 		  rule_of(29, 16, -8, -16), { .pc = 1, .sp = sp, .fp = fp },
-		  SFRAME_STEP_OK, fp + 16, 0xd00d, 0x5678, fp + 8 },
+		  SFRAME_STEP_OK, fp + 16, 0xd00d, 0x5678, fp + 8, .fast = true },
 		{ "aarch64: RA in LR, LR not known (a caller's frame)", &aarch64,
 		  rule_of(31, 16, 0, 0), { .pc = 1, .sp = sp, .fp = fp },
 		  SFRAME_STEP_LR },
@@ -197,6 +224,30 @@ static void test_rules(void)
 		if (st != SFRAME_STEP_OK)
 			T_CHECK(!memcmp(&f, &c->in, sizeof(f)),
 				"frame changed by a failed step");
+		t_end();
+
+		/*
+		 * The same case classified (sframe_step_prepare()) on a
+		 * walker with range checks: the fast path where it applies,
+		 * and the same result either way.
+		 */
+		t_begin("step, fast path: %s", c->name);
+		{
+			struct sframe_rows_rule pr = c->rule;
+			struct sframe_frame f2 = c->in;
+			unsigned long ra2 = 0, slot2 = 1;
+			int st2;
+
+			sframe_step_prepare(c->arch, &pr);
+			s.loads = 0;
+			st2 = sframe_step(c->arch, &sim_fast_mem, &s, &pr, &f2,
+					  &ra2, &slot2);
+			T_CHECK(st2 == st, "status %d, general path %d", st2, st);
+			T_CHECK(!memcmp(&f2, &f, sizeof(f)) && ra2 == ra &&
+				slot2 == slot, "result differs from the general path");
+			T_CHECK(!!s.loads == c->fast, "fast path %s",
+				s.loads ? "taken" : "not taken");
+		}
 		t_end();
 	}
 

@@ -63,6 +63,8 @@ void sframe_kernel_cache_flush(void);
  * @err: 0, or the negative SFRAME_E_* code of sframe_kernel_find()
  * @after_call: the instruction before the address + 1 is a call
  *              (sframe_arch_after_call(): for a return address - 1)
+ * @plain: no annotation, no error, after a call: a return address the
+ *         step takes with @rule and nothing else to check
  */
 struct sframe_answer {
 	const struct sframe_annot *annot;
@@ -70,6 +72,7 @@ struct sframe_answer {
 	struct sframe_rows_rule own;
 	s16 err;
 	bool after_call;
+	bool plain;
 };
 
 /*

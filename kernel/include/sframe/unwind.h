@@ -99,6 +99,8 @@ struct sframe_stack {
  * The scratch members live here rather than on sframe_unwind_next()'s
  * stack, where CONFIG_INIT_STACK_ALL_ZERO would clear them at every step;
  * they come last, and sframe_unwind_start() does not clear them either.
+ * It sets every other member one by one (and @stacks only up to
+ * @nr_stacks): a member added here must be initialised there.
  */
 struct sframe_unwind_state {
 	struct task_struct *task;
