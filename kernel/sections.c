@@ -24,6 +24,7 @@
 #include <linux/bitmap.h>
 #include <linux/debugfs.h>
 #include <linux/init.h>
+#include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -36,6 +37,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/start_kernel.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
@@ -458,6 +460,105 @@ static void sframe_kernel_step_rule(struct sframe_rows_rule *rule)
 	sframe_step_prepare(&sframe_kernel_arch, rule);
 }
 
+/* vmlinux's return sites (sframe/kernel.h): @slot published once built */
+struct sframe_ra_table sframe_vmlinux_ra;
+EXPORT_SYMBOL_GPL(sframe_vmlinux_ra);
+
+#ifdef SFRAME_ARCH_CALL_SIZE
+#define SFRAME_RA_TABLE		1
+
+/* The instruction that ends at @ra is a call. */
+static bool sframe_ra_after_call(unsigned long ra)
+{
+	return sframe_arch_insn_is_call(le32_to_cpu(*(__le32 *)
+					(ra - SFRAME_ARCH_CALL_SIZE)));
+}
+
+/*
+ * List vmlinux's return sites whose answer is plain: after a call, with a
+ * rule in @rows, no annotation (which includes the verifier's fixups);
+ * and those in a pt_regs or END annotation, which need no rule.
+ * Not the return trampolines (a walk replaces such an address), nor the
+ * calls of rest_init() (the end of init_task's walk, sframe_uw_next()):
+ * a walk asks the cache there, as for every address not listed.
+ * Text patched later (ftrace entry NOPs turned into calls and back) keeps
+ * the table's "after a call" as a stale answer could: see unwinder.rst.
+ * Without memory there is no table: lookups use the cache.
+ */
+static void sframe_vmlinux_ra_build(const struct sframe_rows *rows,
+				    const struct sframe_rows_rule *step)
+{
+	const unsigned long base = (unsigned long)_stext;
+	const unsigned long end = (unsigned long)_etext;
+	struct sframe_ra_table *t = &sframe_vmlinux_ra;
+	u32 calls = 0, n = 0, slots, h, probe, k;
+	unsigned long ra, ri_start = (unsigned long)rest_init, ri_size, off;
+	const struct sframe_rows_rule *r;
+	const struct sframe_annot *a;
+	u64 *slot;
+	u32 val;
+	int err;
+
+	if (!kallsyms_lookup_size_offset(ri_start, &ri_size, &off) || off)
+		return;
+
+	for (ra = base + SFRAME_ARCH_CALL_SIZE; ra < end; ra += SFRAME_ARCH_CALL_SIZE)
+		calls += sframe_ra_after_call(ra);
+	if (!calls || (end - base) / SFRAME_ARCH_CALL_SIZE >= U32_MAX)
+		return;
+	/* At most 3/4 full: short probes. */
+	slots = roundup_pow_of_two(calls + calls / 3 + 1);
+	slot = kvcalloc(slots, sizeof(*slot), GFP_KERNEL);
+	if (!slot) {
+		pr_warn("vmlinux: no memory for the return-site table\n");
+		return;
+	}
+	t->rules = step;
+	t->annots = sframe_vmlinux_annot.entries;
+	t->base = base;
+	t->size = end - base;
+	t->shift = 32 - ilog2(slots);
+	t->mask = slots - 1;
+	t->max_probe = 0;
+	for (ra = base + SFRAME_ARCH_CALL_SIZE; ra < end; ra += SFRAME_ARCH_CALL_SIZE) {
+		if (!sframe_ra_after_call(ra))
+			continue;
+		if (sframe_arch_ra_trampoline(ra) ||
+		    (ra - 1 >= ri_start && ra - 1 < ri_start + ri_size))
+			continue;
+		r = sframe_rows_rule_of(rows, ra - 1, &err);
+		a = sframe_annot_search(&sframe_vmlinux_annot, ra - 1);
+		if (a && a->type != SFRAME_ANNOT_REGS &&
+		    a->type != SFRAME_ANNOT_END)
+			continue;
+		if (a)
+			val = (a - t->annots) | SFRAME_RA_ANNOT;
+		else if (r)
+			val = (r - rows->rules) * sizeof(*step);
+		else
+			continue;
+		k = (ra - base) / SFRAME_ARCH_CALL_SIZE + 1;
+		h = (k * GOLDEN_RATIO_32) >> t->shift;
+		/* Never full: an empty slot comes. */
+		for (probe = 0; slot[h]; probe++)
+			h = (h + 1) & t->mask;
+		slot[h] = k | (u64)val << 32;
+		t->max_probe = max(t->max_probe, probe);
+		n++;
+	}
+	/* Complete before @slot: pairs with sframe_ra_rule()'s acquire. */
+	smp_store_release(&t->slot, slot);
+	pr_info("vmlinux: return sites: %u of %u calls listed (plain answers, pt_regs), %u slots, longest probe %u: %zu bytes\n",
+		n, calls, slots, t->max_probe, slots * sizeof(*slot));
+}
+#else
+#define SFRAME_RA_TABLE		0
+static void sframe_vmlinux_ra_build(const struct sframe_rows *rows,
+				    const struct sframe_rows_rule *step)
+{
+}
+#endif
+
 /*
  * vmlinux's rows are built off the boot path, by a worker on another CPU
  * while the boot goes on (about as long as validation again), then
@@ -495,6 +596,36 @@ static void sframe_vmlinux_rows_fn(struct work_struct *work)
 
 static DECLARE_WORK(sframe_vmlinux_rows_work, sframe_vmlinux_rows_fn);
 
+/*
+ * The return sites: after the text is final (the alternatives are applied
+ * when the secondary CPUs are up, before the initcalls that queue this),
+ * and after the rows.
+ */
+static void sframe_vmlinux_ra_fn(struct work_struct *work)
+{
+	const struct sframe_rows *rows;
+	u64 t0 = local_clock();
+
+	flush_work(&sframe_vmlinux_rows_work);
+	rows = smp_load_acquire(&sframe_vmlinux_rows);
+	if (!rows)
+		return;
+	sframe_vmlinux_ra_build(rows, sframe_vmlinux_step_rules);
+	if (smp_load_acquire(&sframe_vmlinux_ra.slot))
+		pr_info("vmlinux: return sites listed in %llu us, off the boot path\n",
+			div_u64(local_clock() - t0, NSEC_PER_USEC));
+}
+
+static DECLARE_WORK(sframe_vmlinux_ra_work, sframe_vmlinux_ra_fn);
+
+static int __init sframe_vmlinux_ra_init(void)
+{
+	if (SFRAME_RA_TABLE && sframe_vmlinux_ready)
+		queue_work(system_unbound_wq, &sframe_vmlinux_ra_work);
+	return 0;
+}
+core_initcall(sframe_vmlinux_ra_init);
+
 /**
  * sframe_vmlinux_rows_wait() - wait for vmlinux's rows (tests)
  *
@@ -503,6 +634,7 @@ static DECLARE_WORK(sframe_vmlinux_rows_work, sframe_vmlinux_rows_fn);
 bool sframe_vmlinux_rows_wait(void)
 {
 	flush_work(&sframe_vmlinux_rows_work);
+	flush_work(&sframe_vmlinux_ra_work);
 	/* Pairs with the worker's release. */
 	return smp_load_acquire(&sframe_vmlinux_rows);
 }
@@ -517,6 +649,7 @@ EXPORT_SYMBOL_GPL(sframe_vmlinux_rows_wait);
 static int __init sframe_vmlinux_rows_sync(void)
 {
 	flush_work(&sframe_vmlinux_rows_work);
+	flush_work(&sframe_vmlinux_ra_work);
 	return 0;
 }
 late_initcall_sync(sframe_vmlinux_rows_sync);

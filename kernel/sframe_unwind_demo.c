@@ -247,6 +247,7 @@ struct demo_bench {
 	u64 ns_uncached;
 	u64 ns_cold, ns_start, ns_cached;
 	unsigned long frames_ours, frames_ref, stacks, reliable, lookups;
+	unsigned long ra_listed;
 	struct demo_trace t;
 	struct sframe_unwind_state st;
 };
@@ -340,6 +341,9 @@ static int demo_bench_one(struct task_struct *task, void *arg)
 	t2 = demo_now();
 	b->ns_annot += t1 - t0;
 	b->ns_find += t2 - t1;
+	/* Return addresses the return-site table answers (arm64). */
+	for (i = 1; i < b->t.n; i++)
+		b->ra_listed += sframe_ra_rule(b->t.e[i], &annot) || annot;
 	t0 = demo_now();
 	for (r = 0; r < rounds; r++)
 		for (i = 1; i < b->t.n; i++)
@@ -453,6 +457,9 @@ static void demo_bench(void)
 			div64_u64(b.ns_annot, b.lookups),
 			div64_u64(b.ns_find, b.lookups), SFRAME_REF_UNWINDER,
 			div64_u64(b.ns_ref, max(b.frames_ref, 1UL) * rounds));
+	if (b.lookups)
+		pr_info("bench: return-site table: %lu of %lu return addresses listed\n",
+			b.ra_listed, b.lookups / rounds);
 }
 
 static int __init demo_init(void)

@@ -241,6 +241,8 @@ static bool sframe_uw_regs(struct sframe_unwind_state *state,
 	if (!sframe_uw_consume(state, addr + sizeof(*regs)))
 		return sframe_uw_stop(state, SFRAME_UW_STACK);
 	sframe_arch_start_regs(state, regs);
+	state->next_rule = NULL;
+	state->next_annot = NULL;
 	/* After a breakpoint trap the instruction at PC - 1 is yet to run. */
 	if (trap)
 		state->pc--;
@@ -371,25 +373,41 @@ static __always_inline bool sframe_uw_next(struct sframe_unwind_state *state)
 	if (++state->frames > SFRAME_UNWIND_MAX_FRAMES)
 		return sframe_uw_stop(state, SFRAME_UW_TOO_DEEP);
 
-	/* A return address may follow a call at the very end of a function. */
-	lookup = exact ? state->pc : state->pc - 1;
-	if (unlikely(state->task == &init_task) &&
-	    sframe_uw_in_rest_init(lookup)) {
-		if (!exact && !sframe_arch_after_call(state->pc))
-			sframe_uw_unreliable(state, SFRAME_UW_CALLSITE);
-		state->done = true;
-		return false;
-	}
-
-	/* All answers at once, usually from the per-CPU lookup cache. */
-	ans = sframe_kernel_answer(lookup, &state->ans);
-	/* Already without saves below SP (sframe_kernel_answer()). */
-	rule = ans->rule;
-	/* Usually a return address with a rule and nothing else to heed. */
-	if (unlikely(!ans->plain || exact)) {
-		rule = sframe_uw_special(state, ans, lookup);
-		if (!rule)
-			return !state->stopped && !state->done;
+	/*
+	 * A listed return site of vmlinux (arm64: found when the previous
+	 * step read it): its rule, nothing else to check or look up.  Else
+	 * all answers at once, usually from the per-CPU lookup cache.
+	 * Rules come without saves below SP.
+	 */
+	rule = state->next_rule;
+	if (!rule) {
+		/* A return address may follow a call at a function's end. */
+		lookup = exact ? state->pc : state->pc - 1;
+		if (unlikely(state->task == &init_task) &&
+		    sframe_uw_in_rest_init(lookup)) {
+			if (!exact && !sframe_arch_after_call(state->pc))
+				sframe_uw_unreliable(state, SFRAME_UW_CALLSITE);
+			state->done = true;
+			return false;
+		}
+		if (state->next_annot) {
+			/* A listed return site in a pt_regs or END annotation. */
+			ans = &state->ans;
+			state->ans.annot = state->next_annot;
+			state->ans.rule = NULL;
+			state->ans.err = 0;
+			state->ans.after_call = true;
+			state->ans.plain = false;
+		} else {
+			ans = sframe_kernel_answer(lookup, &state->ans);
+		}
+		rule = ans->rule;
+		/* Usually a return address with a rule and nothing else. */
+		if (unlikely(!ans->plain || exact)) {
+			rule = sframe_uw_special(state, ans, lookup);
+			if (!rule)
+				return !state->stopped && !state->done;
+		}
 	}
 
 	f.sp = state->sp;
@@ -417,6 +435,14 @@ static __always_inline bool sframe_uw_next(struct sframe_unwind_state *state)
 	state->flags = f.flags;
 	state->regs = NULL;
 	state->pc = ra;
+	/*
+	 * A listed return site is vmlinux text, after a call, neither zero
+	 * nor a return trampoline: the next step takes its rule as it is,
+	 * or crosses its pt_regs annotation.
+	 */
+	state->next_rule = sframe_ra_rule(ra, &state->next_annot);
+	if (likely(state->next_rule || state->next_annot))
+		return true;
 	if (unlikely(sframe_arch_ra_trampoline(ra)))
 		state->pc = sframe_arch_recover_ra(state, ra, slot);
 	if (!state->pc)
@@ -489,6 +515,8 @@ noinline void sframe_unwind_start(struct sframe_unwind_state *state,
 	state->stack.high = 0;
 	state->graph_idx = 0;
 	state->kr_cur = NULL;
+	state->next_rule = NULL;
+	state->next_annot = NULL;
 	sframe_arch_init_stacks(state);
 
 	if (regs) {
@@ -501,6 +529,9 @@ noinline void sframe_unwind_start(struct sframe_unwind_state *state,
 		sframe_arch_start_blocked(state);
 		if (!sframe_uw_on_stack(state, state->sp, 0))
 			sframe_uw_stop(state, SFRAME_UW_STACK);
+		else if (!(state->flags & SFRAME_FRAME_EXACT))
+			state->next_rule = sframe_ra_rule(state->pc,
+							  &state->next_annot);
 		return;
 	}
 

@@ -14,6 +14,7 @@
 #include <linux/preempt.h>
 #include <linux/types.h>
 #include <linux/sframe_unwind.h>
+#include <asm/barrier.h>
 #include <sframe/sframe.h>
 #include <sframe/annot.h>
 
@@ -134,6 +135,97 @@ sframe_kernel_answer(unsigned long pc, struct sframe_answer *scratch)
 	if (READ_ONCE(e[1].pc) == pc && e[1].gen == gen)
 		return &e[1].ans;
 	return sframe_kernel_answer_fill(pc, e, gen, scratch);
+}
+
+/*
+ * Where every call instruction has one size and alignment (arm64: 4), the
+ * return sites of vmlinux can be listed by scanning its text.
+ */
+#ifdef CONFIG_ARM64
+#define SFRAME_ARCH_CALL_SIZE	4
+#endif
+
+/**
+ * struct sframe_ra_table - vmlinux's return sites and their rules
+ * @slot: per slot, the key (return address - _stext) / instruction size +
+ *        1, or 0 for an empty slot, in its low 32 bits; in its high 32
+ *        bits the byte offset of its rule in @rules, or with
+ *        %SFRAME_RA_ANNOT the number of its annotation in @annots.  NULL
+ *        until published
+ * @rules: vmlinux's rules as the step uses them (sframe_kernel_answer())
+ * @annots: vmlinux's annotation table
+ * @base: the first byte of vmlinux's text (_stext)
+ * @size: its size (the table holds return addresses below _etext)
+ * @shift: 32 - log2 of the number of slots
+ * @mask: the number of slots - 1
+ * @max_probe: most further slots a lookup of a present key examines
+ *
+ * Where every call has one size (arm64), a walk need not look up or cache
+ * anything for a return address: every return site of vmlinux's text that
+ * follows a call, has an SFrame rule and no annotation (the answer a step
+ * would find plain, &sframe_answer.plain), or lies in a pt_regs or END
+ * annotation (the end of most walks) is listed once at boot, in an
+ * open-addressed hash table (linear probing, at most 3/4 full).  Built off
+ * the boot path after vmlinux's rows, published complete (@slot last),
+ * never changed.
+ */
+struct sframe_ra_table {
+	const u64 *slot;
+	const struct sframe_rows_rule *rules;
+	const struct sframe_annot *annots;
+	unsigned long base, size;
+	u32 shift, mask, max_probe;
+};
+
+extern struct sframe_ra_table sframe_vmlinux_ra;
+
+/* In the high half of a slot: an annotation's number, not a rule's offset */
+#define SFRAME_RA_ANNOT		0x80000000U
+
+/**
+ * sframe_ra_rule() - the rule of a return address of vmlinux, if plain
+ * @ra: a return address (the PC of a frame that is not exact)
+ * @annot: when NULL is returned: the pt_regs or END annotation covering
+ *         @ra - 1 if @ra is a listed return site, else NULL
+ *
+ * Return: the rule for @ra - 1 when the instruction before @ra is a call
+ * and the answer for @ra - 1 is plain (sframe_kernel_answer()); else NULL
+ * (not in vmlinux's text, not a return site, another annotation, no
+ * rule, or no table on this architecture): ask sframe_kernel_answer()
+ * unless *@annot says all.  Lock-free, any context.
+ */
+static __always_inline const struct sframe_rows_rule *
+sframe_ra_rule(unsigned long ra, const struct sframe_annot **annot)
+{
+#ifdef SFRAME_ARCH_CALL_SIZE
+	const struct sframe_ra_table *t = &sframe_vmlinux_ra;
+	/* Published last: pairs with the builder's release store. */
+	const u64 *slot = smp_load_acquire(&t->slot);
+	unsigned long off = ra - t->base;
+	u32 k, h, i;
+	u64 e;
+
+	*annot = NULL;
+	if (!slot || off >= t->size || off % SFRAME_ARCH_CALL_SIZE)
+		return NULL;
+	k = off / SFRAME_ARCH_CALL_SIZE + 1;
+	h = (k * GOLDEN_RATIO_32) >> t->shift;
+	for (i = 0; i <= t->max_probe; i++) {
+		e = READ_ONCE(slot[h]);
+		if ((u32)e == k) {
+			if (likely(!(e >> 32 & SFRAME_RA_ANNOT)))
+				return (const void *)t->rules + (e >> 32);
+			*annot = &t->annots[(e >> 32) & ~SFRAME_RA_ANNOT];
+			return NULL;
+		}
+		if (!(u32)e)
+			break;
+		h = (h + 1) & t->mask;
+	}
+#else
+	*annot = NULL;
+#endif
+	return NULL;
 }
 
 bool sframe_vmlinux_rows_wait(void);
