@@ -504,7 +504,7 @@ static void sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 
 	for (ra = base + SFRAME_ARCH_CALL_SIZE; ra < end; ra += SFRAME_ARCH_CALL_SIZE)
 		calls += sframe_ra_after_call(ra);
-	if (!calls || (end - base) / SFRAME_ARCH_CALL_SIZE >= U32_MAX)
+	if (!calls || end - base >= U32_MAX)
 		return;
 	/* At most 3/4 full: short probes. */
 	slots = roundup_pow_of_two(calls + calls / 3 + 1);
@@ -537,7 +537,7 @@ static void sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 			val = (r - rows->rules) * sizeof(*step);
 		else
 			continue;
-		k = (ra - base) / SFRAME_ARCH_CALL_SIZE + 1;
+		k = ra - base + 1;
 		h = (k * GOLDEN_RATIO_32) >> t->shift;
 		/* Never full: an empty slot comes. */
 		for (probe = 0; slot[h]; probe++)

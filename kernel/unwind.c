@@ -355,6 +355,56 @@ sframe_uw_special(struct sframe_unwind_state *state,
 }
 
 /*
+ * Where vmlinux's return sites are listed (arm64), a walk rarely asks the
+ * lookup cache: that path is kept out of the walk loop, which then needs
+ * fewer registers.  Elsewhere the cache is the common path, inline.
+ */
+#ifdef SFRAME_ARCH_CALL_SIZE
+#define sframe_uw_lookup_inline	noinline
+#else
+#define sframe_uw_lookup_inline	__always_inline
+#endif
+
+/*
+ * The rule of a PC that is not a listed return site: all answers at once,
+ * usually from the per-CPU lookup cache (rules come without saves below
+ * SP), then what an answer that is not plain asks.  Return: the rule to
+ * step with, or NULL when the step is over (see sframe_uw_special()).
+ */
+static sframe_uw_lookup_inline const struct sframe_rows_rule *
+sframe_uw_lookup(struct sframe_unwind_state *state)
+{
+	bool exact = state->flags & SFRAME_FRAME_EXACT;
+	const struct sframe_answer *ans;
+	unsigned long lookup;
+
+	/* A return address may follow a call at a function's end. */
+	lookup = exact ? state->pc : state->pc - 1;
+	if (unlikely(state->task == &init_task) &&
+	    sframe_uw_in_rest_init(lookup)) {
+		if (!exact && !sframe_arch_after_call(state->pc))
+			sframe_uw_unreliable(state, SFRAME_UW_CALLSITE);
+		state->done = true;
+		return NULL;
+	}
+	if (state->next_annot) {
+		/* A listed return site in a pt_regs or END annotation. */
+		ans = &state->ans;
+		state->ans.annot = state->next_annot;
+		state->ans.rule = NULL;
+		state->ans.err = 0;
+		state->ans.after_call = true;
+		state->ans.plain = false;
+	} else {
+		ans = sframe_kernel_answer(lookup, &state->ans);
+	}
+	/* Usually a return address with a rule and nothing else. */
+	if (likely(ans->plain && !exact))
+		return ans->rule;
+	return sframe_uw_special(state, ans, lookup);
+}
+
+/*
  * sframe_unwind_next() with preemption disabled, on a walk that has not
  * ended: the PC's answer is used where it lies, in this CPU's lookup cache
  * (sframe_kernel_answer()).  Inlined into sframe_unwind_next() and into
@@ -362,12 +412,11 @@ sframe_uw_special(struct sframe_unwind_state *state,
  */
 static __always_inline bool sframe_uw_next(struct sframe_unwind_state *state)
 {
-	bool exact = state->flags & SFRAME_FRAME_EXACT, by_fp = false;
 	/* Set before use; addressed only by the inline step (registers). */
 	struct sframe_frame f __uninitialized;
-	unsigned long lookup, ra __uninitialized, slot __uninitialized;
+	unsigned long ra __uninitialized, slot __uninitialized;
 	const struct sframe_rows_rule *rule;
-	const struct sframe_answer *ans;
+	bool by_fp = false;
 	int err;
 
 	if (++state->frames > SFRAME_UNWIND_MAX_FRAMES)
@@ -375,39 +424,13 @@ static __always_inline bool sframe_uw_next(struct sframe_unwind_state *state)
 
 	/*
 	 * A listed return site of vmlinux (arm64: found when the previous
-	 * step read it): its rule, nothing else to check or look up.  Else
-	 * all answers at once, usually from the per-CPU lookup cache.
-	 * Rules come without saves below SP.
+	 * step read it): its rule, nothing else to check or look up.
 	 */
 	rule = state->next_rule;
 	if (!rule) {
-		/* A return address may follow a call at a function's end. */
-		lookup = exact ? state->pc : state->pc - 1;
-		if (unlikely(state->task == &init_task) &&
-		    sframe_uw_in_rest_init(lookup)) {
-			if (!exact && !sframe_arch_after_call(state->pc))
-				sframe_uw_unreliable(state, SFRAME_UW_CALLSITE);
-			state->done = true;
-			return false;
-		}
-		if (state->next_annot) {
-			/* A listed return site in a pt_regs or END annotation. */
-			ans = &state->ans;
-			state->ans.annot = state->next_annot;
-			state->ans.rule = NULL;
-			state->ans.err = 0;
-			state->ans.after_call = true;
-			state->ans.plain = false;
-		} else {
-			ans = sframe_kernel_answer(lookup, &state->ans);
-		}
-		rule = ans->rule;
-		/* Usually a return address with a rule and nothing else. */
-		if (unlikely(!ans->plain || exact)) {
-			rule = sframe_uw_special(state, ans, lookup);
-			if (!rule)
-				return !state->stopped && !state->done;
-		}
+		rule = sframe_uw_lookup(state);
+		if (!rule)
+			return !state->stopped && !state->done;
 	}
 
 	f.sp = state->sp;

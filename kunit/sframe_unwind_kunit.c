@@ -22,6 +22,7 @@
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
+#include <linux/start_kernel.h>
 #include <sframe/kernel.h>
 #include <sframe/park.h>
 #include <sframe/unwind.h>
@@ -860,6 +861,83 @@ static void sfu_test_cache(struct kunit *test)
 	KUNIT_EXPECT_GT(test, checked, 0U);
 }
 
+#ifdef SFRAME_ARCH_CALL_SIZE
+/*
+ * The return-site table against the lookup cache at @ra: a listed site has
+ * the cache's plain answer (the same rule), or its pt_regs/END annotation
+ * after a call; a site not listed has neither, or is one the table leaves
+ * out on purpose (rest_init()'s calls, the return trampolines).
+ */
+static bool sfu_ra_same(unsigned long ra, unsigned long ri, unsigned long ri_size)
+{
+	const struct sframe_ra_table *t = &sframe_vmlinux_ra;
+	const struct sframe_rows_rule *r;
+	const struct sframe_annot *a;
+	const struct sframe_answer *ans;
+	struct sframe_answer scratch;
+	bool ok, want;
+
+	r = sframe_ra_rule(ra, &a);
+	preempt_disable();
+	sframe_kernel_cache_flush();
+	ans = sframe_kernel_answer(ra - 1, &scratch);
+	if (r) {
+		ok = ans->plain && ans->rule == r;
+	} else if (a) {
+		ok = ans->annot == a && ans->after_call &&
+		     (a->type == SFRAME_ANNOT_REGS || a->type == SFRAME_ANNOT_END);
+	} else {
+		want = ra - t->base < t->size &&
+		       (ans->plain ||
+			(ans->annot && ans->after_call &&
+			 (ans->annot->type == SFRAME_ANNOT_REGS ||
+			  ans->annot->type == SFRAME_ANNOT_END))) &&
+		       !(ra - 1 >= ri && ra - 1 < ri + ri_size) &&
+		       ra != (unsigned long)return_to_handler &&
+		       !is_kretprobe_trampoline(ra);
+		ok = !want;
+	}
+	preempt_enable();
+	return ok;
+}
+#endif
+
+/*
+ * arm64: vmlinux's return-site table gives the lookup cache's answers, at
+ * every listed site and at every 7th instruction of vmlinux's text.
+ */
+static void sfu_test_ra_table(struct kunit *test)
+{
+#ifdef SFRAME_ARCH_CALL_SIZE
+	const struct sframe_ra_table *t = &sframe_vmlinux_ra;
+	unsigned long ri, ri_size, off, ra, listed = 0, checked = 0, bad = 0;
+	u32 i, k;
+
+	KUNIT_ASSERT_TRUE(test, sframe_vmlinux_rows_wait());
+	KUNIT_ASSERT_NOT_NULL(test, READ_ONCE(t->slot));
+	KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol((unsigned long)rest_init,
+						    &ri, &ri_size));
+	for (i = 0; i <= t->mask; i++) {
+		k = (u32)t->slot[i];
+		if (!k)
+			continue;
+		listed++;
+		ra = t->base + k - 1;
+		bad += !sfu_ra_same(ra, ri, ri_size);
+	}
+	for (off = 0; off < t->size; off += 7 * SFRAME_ARCH_CALL_SIZE) {
+		checked++;
+		bad += !sfu_ra_same(t->base + off, ri, ri_size);
+	}
+	kunit_info(test, "%lu listed return sites, %lu other addresses checked\n",
+		   listed, checked);
+	KUNIT_EXPECT_GT(test, listed, 1000UL);
+	KUNIT_EXPECT_EQ(test, bad, 0UL);
+#else
+	kunit_skip(test, "no return-site table on this architecture");
+#endif
+}
+
 static struct kunit_case sframe_unwind_cases[] = {
 	KUNIT_CASE(sfu_test_parked),
 	KUNIT_CASE(sfu_test_irq),
@@ -870,6 +948,7 @@ static struct kunit_case sframe_unwind_cases[] = {
 	KUNIT_CASE(sfu_test_all_tasks),
 	KUNIT_CASE(sfu_test_idle_tasks),
 	KUNIT_CASE(sfu_test_cache),
+	KUNIT_CASE(sfu_test_ra_table),
 	{}
 };
 

@@ -147,8 +147,8 @@ sframe_kernel_answer(unsigned long pc, struct sframe_answer *scratch)
 
 /**
  * struct sframe_ra_table - vmlinux's return sites and their rules
- * @slot: per slot, the key (return address - _stext) / instruction size +
- *        1, or 0 for an empty slot, in its low 32 bits; in its high 32
+ * @slot: per slot, the key (return address - _stext) + 1, or 0 for an
+ *        empty slot, in its low 32 bits; in its high 32
  *        bits the byte offset of its rule in @rules, or with
  *        %SFRAME_RA_ANNOT the number of its annotation in @annots.  NULL
  *        until published
@@ -186,7 +186,8 @@ extern struct sframe_ra_table sframe_vmlinux_ra;
  * sframe_ra_rule() - the rule of a return address of vmlinux, if plain
  * @ra: a return address (the PC of a frame that is not exact)
  * @annot: when NULL is returned: the pt_regs or END annotation covering
- *         @ra - 1 if @ra is a listed return site, else NULL
+ *         @ra - 1 if @ra is a listed return site, else NULL (left alone
+ *         when a rule is returned)
  *
  * Return: the rule for @ra - 1 when the instruction before @ra is a call
  * and the answer for @ra - 1 is plain (sframe_kernel_answer()); else NULL
@@ -205,26 +206,26 @@ sframe_ra_rule(unsigned long ra, const struct sframe_annot **annot)
 	u32 k, h, i;
 	u64 e;
 
-	*annot = NULL;
-	if (!slot || off >= t->size || off % SFRAME_ARCH_CALL_SIZE)
-		return NULL;
-	k = off / SFRAME_ARCH_CALL_SIZE + 1;
+	/* A misaligned @ra matches no key. */
+	if (!slot || off >= t->size)
+		goto none;
+	k = off + 1;
 	h = (k * GOLDEN_RATIO_32) >> t->shift;
-	for (i = 0; i <= t->max_probe; i++) {
-		e = READ_ONCE(slot[h]);
-		if ((u32)e == k) {
-			if (likely(!(e >> 32 & SFRAME_RA_ANNOT)))
-				return (const void *)t->rules + (e >> 32);
-			*annot = &t->annots[(e >> 32) & ~SFRAME_RA_ANNOT];
-			return NULL;
-		}
-		if (!(u32)e)
-			break;
+	e = READ_ONCE(slot[h]);
+	/* Usually at its home slot; else at most @max_probe further on. */
+	for (i = 0; (u32)e != k; i++) {
+		if (!(u32)e || i == t->max_probe)
+			goto none;
 		h = (h + 1) & t->mask;
+		e = READ_ONCE(slot[h]);
 	}
-#else
-	*annot = NULL;
+	if (likely(!(e >> 32 & SFRAME_RA_ANNOT)))
+		return (const void *)t->rules + (e >> 32);
+	*annot = &t->annots[(e >> 32) & ~SFRAME_RA_ANNOT];
+	return NULL;
+none:
 #endif
+	*annot = NULL;
 	return NULL;
 }
 
