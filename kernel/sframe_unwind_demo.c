@@ -457,9 +457,11 @@ static void demo_bench(void)
 			div64_u64(b.ns_annot, b.lookups),
 			div64_u64(b.ns_find, b.lookups), SFRAME_REF_UNWINDER,
 			div64_u64(b.ns_ref, max(b.frames_ref, 1UL) * rounds));
+#ifdef SFRAME_ARCH_CALL_SIZE
 	if (b.lookups)
 		pr_info("bench: return-site table: %lu of %lu return addresses listed\n",
 			b.ra_listed, b.lookups / rounds);
+#endif
 }
 
 static int __init demo_init(void)
