@@ -607,11 +607,13 @@ static void sframe_vmlinux_ra_fn(struct work_struct *work)
 	u64 t0 = local_clock();
 
 	flush_work(&sframe_vmlinux_rows_work);
+	/* Pairs with the rows worker's release: its step rules are set. */
 	rows = smp_load_acquire(&sframe_vmlinux_rows);
 	if (!rows)
 		return;
 	sframe_vmlinux_ra_build(rows, sframe_vmlinux_step_rules);
-	if (smp_load_acquire(&sframe_vmlinux_ra.slot))
+	/* Published by sframe_vmlinux_ra_build() itself, just now. */
+	if (READ_ONCE(sframe_vmlinux_ra.slot))
 		pr_info("vmlinux: return sites listed in %llu us, off the boot path\n",
 			div_u64(local_clock() - t0, NSEC_PER_USEC));
 }
