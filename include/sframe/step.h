@@ -292,7 +292,7 @@ static __always_inline bool sframe_step_simple(const struct sframe_step_arch *ar
  *
  * A rule sframe_step_prepare() found simple, on a walker that checks
  * ranges (@mem->span), takes sframe_step_simple() first: the same result
- * with a third of the work.
+ * with one range check for both reads and no rule interpretation.
  *
  * Return: %SFRAME_STEP_OK or another enum sframe_step_status.
  */
