@@ -474,6 +474,42 @@ static bool sframe_ra_after_call(unsigned long ra)
 					(ra - SFRAME_ARCH_CALL_SIZE)));
 }
 
+/* The home slot of key @k. */
+static u32 sframe_ra_home(const struct sframe_ra_table *t, u32 k)
+{
+	return (k * GOLDEN_RATIO_32) >> t->shift;
+}
+
+/*
+ * Robin Hood insertion: a key that has come further from its home slot
+ * than the one it meets takes that slot, and the other moves on.  Lookups
+ * probe as for any linear probing, but no key lies far from its home (the
+ * hot return addresses of a kernel cost what any other does, whatever the
+ * text layout).  The table is never full: an empty slot comes.
+ */
+static void sframe_ra_insert(struct sframe_ra_table *t, u64 *slot, u32 k,
+			     u32 val)
+{
+	u64 cur = k | (u64)val << 32, e;
+	u32 h = sframe_ra_home(t, k), d = 0, ed;
+
+	for (;; h = (h + 1) & t->mask, d++) {
+		e = slot[h];
+		if (!e) {
+			slot[h] = cur;
+			t->max_probe = max(t->max_probe, d);
+			return;
+		}
+		ed = (h - sframe_ra_home(t, (u32)e)) & t->mask;
+		if (ed < d) {
+			slot[h] = cur;
+			t->max_probe = max(t->max_probe, d);
+			cur = e;
+			d = ed;
+		}
+	}
+}
+
 /*
  * List vmlinux's return sites whose answer is plain: after a call, with a
  * rule in @rows, no annotation (which includes the verifier's fixups);
@@ -491,7 +527,7 @@ static void sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 	const unsigned long base = (unsigned long)_stext;
 	const unsigned long end = (unsigned long)_etext;
 	struct sframe_ra_table *t = &sframe_vmlinux_ra;
-	u32 calls = 0, n = 0, slots, h, probe, k;
+	u32 calls = 0, n = 0, slots;
 	unsigned long ra, ri_start = (unsigned long)rest_init, ri_size, off;
 	const struct sframe_rows_rule *r;
 	const struct sframe_annot *a;
@@ -537,13 +573,7 @@ static void sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 			val = (r - rows->rules) * sizeof(*step);
 		else
 			continue;
-		k = ra - base + 1;
-		h = (k * GOLDEN_RATIO_32) >> t->shift;
-		/* Never full: an empty slot comes. */
-		for (probe = 0; slot[h]; probe++)
-			h = (h + 1) & t->mask;
-		slot[h] = k | (u64)val << 32;
-		t->max_probe = max(t->max_probe, probe);
+		sframe_ra_insert(t, slot, ra - base + 1, val);
 		n++;
 	}
 	/* Complete before @slot: pairs with sframe_ra_rule()'s acquire. */

@@ -139,13 +139,20 @@ static bool sframe_uw_mem_below(void *ctx, unsigned long cfa)
 	return cfa < state->stack.low || cfa > state->stack.high;
 }
 
-/* The fast path's reads: on the current stack, no switch. */
+/*
+ * The fast path's reads: on the current stack, no switch.  The step then
+ * succeeds with SP = @hi: the stack below it is consumed here already
+ * (sframe_uw_next() need not check that SP again).
+ */
 static __always_inline bool sframe_uw_mem_span(void *ctx, unsigned long lo,
 					       unsigned long hi)
 {
 	struct sframe_unwind_state *state = ctx;
 
-	return lo >= state->stack.low && lo < hi && hi <= state->stack.high;
+	if (lo < state->stack.low || lo >= hi || hi > state->stack.high)
+		return false;
+	state->stack.low = hi;
+	return true;
 }
 
 static __always_inline unsigned long
@@ -450,7 +457,8 @@ static __always_inline bool sframe_uw_next(struct sframe_unwind_state *state)
 	}
 	if (unlikely(err))
 		return sframe_uw_stop(state, sframe_uw_step_errors[err]);
-	if (!sframe_uw_consume(state, f.sp))
+	/* The fast path consumed the stack up to SP already. */
+	if (f.sp != state->stack.low && !sframe_uw_consume(state, f.sp))
 		return sframe_uw_stop(state, SFRAME_UW_STACK);
 
 	state->sp = f.sp;

@@ -525,17 +525,22 @@ static int sfu_kret_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 static void sfu_test_kretprobe(struct kunit *test)
 {
+	/* The trace and the walk off the stack (KASAN: frame size limit). */
+	struct sframe_unwind_state *st;
 	struct kretprobe *rp;
-	struct sframe_unwind_state st;
 	struct task_struct *task;
-	struct sfu_trace t;
 	struct sframe_park *c;
+	struct sfu_trace *t;
 	int ret;
 
 	rp = kunit_kcalloc(test, 2, sizeof(*rp), GFP_KERNEL);
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, rp);
 	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_NOT_NULL(test, st);
 	rp[0].kp.addr = (kprobe_opcode_t *)sframe_park_fn2;
 	rp[1].kp.addr = (kprobe_opcode_t *)sframe_park_fn3;
 	rp[0].handler = sfu_kret_handler;
@@ -544,11 +549,11 @@ static void sfu_test_kretprobe(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp[1]), 0);
 
 	task = sfu_park(test, c);
-	ret = sfu_walk_task(task, &t, &st);
-	sfu_print(test, "parked kthread, kretprobes on func2 and func3", &t);
+	ret = sfu_walk_task(task, t, st);
+	sfu_print(test, "parked kthread, kretprobes on func2 and func3", t);
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "walk unreliable: %s",
-			    sframe_unwind_strerror(st.error));
-	KUNIT_EXPECT_GE(test, sfu_find_chain(&t, 0, sframe_park_chain,
+			    sframe_unwind_strerror(st->error));
+	KUNIT_EXPECT_GE(test, sfu_find_chain(t, 0, sframe_park_chain,
 					     ARRAY_SIZE(sframe_park_chain)), 0);
 	sframe_park_stop(c, task);
 	unregister_kretprobe(&rp[1]);

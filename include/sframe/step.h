@@ -54,9 +54,10 @@ struct sframe_frame {
  *         NULL: never
  * @span: optional: may the words of [@lo, @hi) be loaded with @load,
  *        all on the stack the walk is on now (no stack switch)?  False
- *        unless @lo < @hi.  With
- *        it, a simple rule (sframe_step_prepare()) takes one check for
- *        all its reads
+ *        unless @lo < @hi.  When it says yes the step succeeds with the
+ *        caller's SP at @hi, so a walker may take the stack below @hi as
+ *        consumed right there.  With it, a simple rule
+ *        (sframe_step_prepare()) takes one check for all its reads
  * @load: load a word of a range @span allowed
  *
  * @ctx is the walker's argument to each.
