@@ -467,13 +467,6 @@ EXPORT_SYMBOL_GPL(sframe_vmlinux_ra);
 #ifdef SFRAME_ARCH_CALL_SIZE
 #define SFRAME_RA_TABLE		1
 
-/* The instruction that ends at @ra is a call. */
-static bool sframe_ra_after_call(unsigned long ra)
-{
-	return sframe_arch_insn_is_call(le32_to_cpu(*(__le32 *)
-					(ra - SFRAME_ARCH_CALL_SIZE)));
-}
-
 /* The home slot of key @k. */
 static u32 sframe_ra_home(const struct sframe_ra_table *t, u32 k)
 {
@@ -539,10 +532,10 @@ static void sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 		return;
 
 	for (ra = base + SFRAME_ARCH_CALL_SIZE; ra < end; ra += SFRAME_ARCH_CALL_SIZE)
-		calls += sframe_ra_after_call(ra);
+		calls += sframe_arch_after_call(ra);
 	if (!calls || end - base >= U32_MAX)
 		return;
-	/* At most 3/4 full: short probes. */
+	/* At most 3/4 full: short probes.  Counted first, to size it. */
 	slots = roundup_pow_of_two(calls + calls / 3 + 1);
 	slot = kvcalloc(slots, sizeof(*slot), GFP_KERNEL);
 	if (!slot) {
@@ -557,7 +550,7 @@ static void sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 	t->mask = slots - 1;
 	t->max_probe = 0;
 	for (ra = base + SFRAME_ARCH_CALL_SIZE; ra < end; ra += SFRAME_ARCH_CALL_SIZE) {
-		if (!sframe_ra_after_call(ra))
+		if (!sframe_arch_after_call(ra))
 			continue;
 		if (sframe_arch_ra_trampoline(ra) ||
 		    (ra - 1 >= ri_start && ra - 1 < ri_start + ri_size))

@@ -13,7 +13,6 @@
 #include <sframe/step.h>
 #include <sframe/unwind.h>
 #ifdef CONFIG_ARM64
-#include <asm/insn.h>
 #include <asm/pointer_auth.h>
 #endif
 
@@ -33,13 +32,6 @@
 static inline unsigned long sframe_arch_strip(unsigned long ra)
 {
 	return ptrauth_strip_insn_pac(ra);
-}
-
-/* Is the instruction @op a call: BL, BLR or BLRA*? */
-static __always_inline bool sframe_arch_insn_is_call(u32 op)
-{
-	return aarch64_insn_is_bl(op) || aarch64_insn_is_blr(op) ||
-	       aarch64_insn_is_blr_auth(op);
 }
 #endif
 

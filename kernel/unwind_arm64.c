@@ -179,7 +179,8 @@ bool sframe_arch_after_call(unsigned long ra)
 					  sizeof(insn)))
 		return false;
 	op = le32_to_cpu(insn);
-	return sframe_arch_insn_is_call(op);
+	return aarch64_insn_is_bl(op) || aarch64_insn_is_blr(op) ||
+	       aarch64_insn_is_blr_auth(op);
 }
 
 /**

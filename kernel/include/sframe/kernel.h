@@ -165,7 +165,8 @@ sframe_kernel_answer(unsigned long pc, struct sframe_answer *scratch)
  * follows a call, has an SFrame rule and no annotation (the answer a step
  * would find plain, &sframe_answer.plain), or lies in a pt_regs or END
  * annotation (the end of most walks) is listed once at boot, in an
- * open-addressed hash table (linear probing, at most 3/4 full).  Built off
+ * open-addressed hash table (linear probing with Robin Hood insertion, at
+ * most 3/4 full).  Built off
  * the boot path after vmlinux's rows, published complete (@slot last),
  * never changed.
  */
