@@ -174,6 +174,12 @@ static enum hrtimer_restart demo_timer_fn(struct hrtimer *h)
 {
 	struct demo_timer *tm = container_of(h, struct demo_timer, timer);
 
+	if (sframe_park_irq_retry(&tm->c, h))
+		return HRTIMER_RESTART;
+	if (tm->c.missed) {
+		atomic_set(&tm->c.fired, 1);
+		return HRTIMER_NORESTART;
+	}
 	tm->ret = sframe_stack_walk_state(demo_store, &tm->ours, current,
 					  NULL, &tm->st);
 #ifdef CONFIG_X86_64
@@ -194,8 +200,10 @@ static int demo_irq_thread(void *arg)
 {
 	struct demo_timer *tm = arg;
 
-	hrtimer_start(&tm->timer, ms_to_ktime(10), HRTIMER_MODE_REL_HARD);
+	migrate_disable();
+	hrtimer_start(&tm->timer, ms_to_ktime(10), HRTIMER_MODE_REL_PINNED_HARD);
 	sframe_park_fn1(&tm->c);
+	migrate_enable();
 	hrtimer_cancel(&tm->timer);
 	complete(&tm->c.ready);
 	while (!kthread_should_stop())
@@ -212,7 +220,7 @@ static void demo_show_irq(void)
 		return;
 	tm->c.mode = SFRAME_PARK_SPIN;
 	init_completion(&tm->c.ready);
-	hrtimer_init(&tm->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	hrtimer_init(&tm->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 	tm->timer.function = demo_timer_fn;
 	task = kthread_run(demo_irq_thread, tm, "sfdemo_irq");
 	if (IS_ERR(task)) {
@@ -223,6 +231,12 @@ static void demo_show_irq(void)
 	wait_for_completion(&tm->c.ready);
 	kthread_stop(task);
 	put_task_struct(task);
+	if (tm->c.missed) {
+		pr_warn("timer interrupt in a spinning chain: no interrupt came in the spin (%u tries)\n",
+			tm->c.tries);
+		kfree(tm);
+		return;
+	}
 	/* #0 is where each walker was called from: not compared. */
 	demo_print("timer interrupt in a spinning chain", tm->ret,
 		   sframe_unwind_strerror(tm->st.error), &tm->ours,

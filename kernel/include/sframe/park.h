@@ -17,6 +17,7 @@
 #include <linux/completion.h>
 #include <linux/compiler.h>
 #include <linux/err.h>
+#include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
@@ -39,14 +40,23 @@ enum sframe_park_mode {
  * @ready: completed by the leaf before it sleeps
  * @release: the sleeping leaf returns once it is completed
  * @fired: the spinning leaf returns once it is set
+ * @spinner: the task spinning in the leaf, while it does
+ * @tries: interrupts that sframe_park_irq_retry() let pass
+ * @missed: no interrupt came in the spin (sframe_park_irq_retry())
  * @sink: results of the chain, so that no call is optimised away
  */
 struct sframe_park {
 	enum sframe_park_mode mode;
 	struct completion ready, release;
 	atomic_t fired;
+	struct task_struct *spinner;
+	unsigned int tries;
+	bool missed;
 	int sink;
 };
+
+/* Interrupts sframe_park_irq_retry() lets pass before it gives up. */
+#define SFRAME_PARK_IRQ_TRIES	2000
 
 static noinline int sframe_park_leaf(struct sframe_park *p)
 {
@@ -56,8 +66,10 @@ static noinline int sframe_park_leaf(struct sframe_park *p)
 		wait_for_completion(&p->release);
 		break;
 	case SFRAME_PARK_SPIN:
+		WRITE_ONCE(p->spinner, current);
 		while (!atomic_read(&p->fired))
 			cpu_relax();
+		WRITE_ONCE(p->spinner, NULL);
 		break;
 	default:
 		WRITE_ONCE(p->sink, READ_ONCE(p->sink) + 1);
@@ -89,6 +101,33 @@ static noinline int sframe_park_fn1(struct sframe_park *p)
 
 	barrier_data(&r);
 	return r * 5 + 1;
+}
+
+/**
+ * sframe_park_irq_retry() - in a hard hrtimer's callback: not this time?
+ * @p: a run of the chain in %SFRAME_PARK_SPIN mode
+ * @timer: the timer, started %HRTIMER_MODE_REL_PINNED_HARD by the task
+ *	that then runs the chain with migration disabled
+ *
+ * The interrupt must come in the task spinning in the leaf, at task level.
+ * On a preemptible SMP kernel it can also come before the chain is
+ * entered (the vCPU was late), while another task has the CPU, or in a
+ * softirq: then @timer is moved 1 ms on and true is returned (return
+ * %HRTIMER_RESTART), at most %SFRAME_PARK_IRQ_TRIES times. Otherwise
+ * false: walk now, unless @p->missed says that the tries ran out; then set
+ * @p->fired.
+ */
+static inline bool sframe_park_irq_retry(struct sframe_park *p,
+					 struct hrtimer *timer)
+{
+	if (current == READ_ONCE(p->spinner) && !in_serving_softirq())
+		return false;
+	if (++p->tries < SFRAME_PARK_IRQ_TRIES) {
+		hrtimer_forward_now(timer, ms_to_ktime(1));
+		return true;
+	}
+	p->missed = true;
+	return false;
 }
 
 /* The chain as a walk reports it, innermost first. */
