@@ -17,6 +17,7 @@
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
+#include <linux/sched/debug.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
@@ -120,14 +121,36 @@ static void sfu_print(struct kunit *test, const char *what,
 
 /* ---- (a) a parked kthread -------------------------------------------- */
 
+/*
+ * A kthread asleep in the chain's leaf. It must be off the CPU within
+ * SFU_PARK_WAIT_MS; if not, its stack goes to the log and the test stops
+ * (no hang to be found only by the runner's timeout). NULL if the test
+ * failed: the caller cleans up and returns.
+ */
+#define SFU_PARK_WAIT_MS	20000
+
 static struct task_struct *sfu_park(struct kunit *test, struct sframe_park *c)
 {
 	struct task_struct *task = sframe_park_start(c, "sfu_parked");
+	unsigned long end;
 
-	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	if (IS_ERR(task)) {
+		/* no assertion: callers have probes to unregister */
+		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(task));
+		return NULL;
+	}
+	end = jiffies + msecs_to_jiffies(SFU_PARK_WAIT_MS);
 	/* Until it sleeps in wait_for_completion(). */
-	while (!wait_task_inactive(task, TASK_UNINTERRUPTIBLE))
+	while (!wait_task_inactive(task, TASK_UNINTERRUPTIBLE)) {
+		if (time_after(jiffies, end)) {
+			sched_show_task(task);
+			sframe_park_stop(c, task);
+			KUNIT_FAIL(test, "parked kthread still on a CPU after %d ms",
+				   SFU_PARK_WAIT_MS);
+			return NULL;
+		}
 		usleep_range(1000, 2000);
+	}
 	return task;
 }
 
@@ -160,6 +183,8 @@ static void sfu_test_parked(struct kunit *test)
 	st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, c && t && ref && st);
 	task = sfu_park(test, c);
+	if (!task)
+		return;
 
 	ret = sfu_walk_task(task, t, st);
 	sfu_print(test, "parked kthread, SFrame", t);
@@ -556,9 +581,17 @@ static void sfu_test_kretprobe(struct kunit *test)
 	rp[0].handler = sfu_kret_handler;
 	rp[1].handler = sfu_kret_handler;
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp[0]), 0);
-	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp[1]), 0);
+	ret = register_kretprobe(&rp[1]);
+	if (ret) {
+		/* no assertion with rp[0] registered: kunit frees it */
+		unregister_kretprobe(&rp[0]);
+		KUNIT_FAIL(test, "register_kretprobe: %d", ret);
+		return;
+	}
 
 	task = sfu_park(test, c);
+	if (!task)
+		goto out;
 	ret = sfu_walk_task(task, t, st);
 	sfu_print(test, "parked kthread, kretprobes on func2 and func3", t);
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "walk unreliable: %s",
@@ -566,6 +599,7 @@ static void sfu_test_kretprobe(struct kunit *test)
 	KUNIT_EXPECT_GE(test, sfu_find_chain(t, 0, sframe_park_chain,
 					     ARRAY_SIZE(sframe_park_chain)), 0);
 	sframe_park_stop(c, task);
+out:
 	unregister_kretprobe(&rp[1]);
 	unregister_kretprobe(&rp[0]);
 }
@@ -660,6 +694,8 @@ static void sfu_test_fgraph(struct kunit *test)
 	}
 
 	task = sfu_park(test, c);
+	if (!task)
+		goto out;
 	tramps = sfu_count_trampolines(task);
 	ret = sfu_walk_task(task, t, &st);
 	sfu_print(test, "parked kthread, fgraph on leaf..func2, kretprobe on func1", t);
@@ -690,6 +726,7 @@ static void sfu_test_fgraph(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(t->e, ref->e, sizeof(long) * min(t->n, ref->n)), 0);
 
 	sframe_park_stop(c, task);
+out:
 	unregister_kretprobe(rp);
 	unregister_ftrace_graph(&sfu_graph_ops);
 }
@@ -728,6 +765,8 @@ static void sfu_test_corrupt(struct kunit *test)
 	st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, c && t && st);
 	task = sfu_park(test, c);
+	if (!task)
+		return;
 
 	/* The slot holding func2's return address into func1. */
 #ifdef CONFIG_X86_64

@@ -26,10 +26,12 @@ report() {
 	python3 - "$3" "kunit-$name" >>"$res" <<-'PY' || true
 	import json, sys
 	def walk(group, prefix):
-	    for case in group.get('test_cases', []):
+	    for i, case in enumerate(group.get('test_cases', []), 1):
 	        ok = case['status'] in ('PASS', 'SKIP')
 	        skip = ' (skipped)' if case['status'] == 'SKIP' else ''
-	        print(f"{'PASS' if ok else 'FAIL'}: {sys.argv[2]}: {prefix}{case['name']}{skip}")
+	        # no result line: kunit.py knows the case only by its number
+	        name = case['name'] or f"case {i} (no result: the kernel stopped or timed out)"
+	        print(f"{'PASS' if ok else 'FAIL'}: {sys.argv[2]}: {prefix}{name}{skip}")
 	    for sub in group.get('sub_groups', []):
 	        walk(sub, prefix + sub['name'] + '.')
 	try:
@@ -38,6 +40,17 @@ report() {
 	    pass
 	PY
 	[ "$4" = 0 ] || echo "FAIL: kunit-$name: $1 (kunit.py exit status $4)" >>"$res"
+}
+
+# console_tail CONSOLE: when a run stopped short, what the kernel printed
+# after its last test result (an oops, a hung task, an RCU stall), so that
+# a CI log says where it stopped.
+console_tail() {
+	local last
+	last=$(grep -nE '(not )?ok [0-9]+ ' "$1" | tail -n 1 | cut -d: -f1)
+	echo "  the console after the last result (${1#"$ROOT"/}, line ${last:-0}):"
+	tail -n +"$(( ${last:-0} + 1 ))" "$1" | grep -v '^stty:' | tail -n 40 |
+		sed 's/^/  | /'
 }
 
 # ktap_only: the lines of a console that belong to KTAP (version and
@@ -52,12 +65,15 @@ rc=0
 # The console as it came, then only its KTAP lines for the parser: a
 # kernel message printed in the middle of a suite's header (an input
 # device probed asynchronously, say) makes kunit.py misnumber the tests.
+# The timeout is longer than KUnit's own per-case 300 s: a case that hangs
+# is reported by name ("timed out") and the cases after it still run.
 python3 "$kunit_py" exec --build_dir="$OUT" --arch="$KARCH" \
-	--qemu_config="$ROOT/qemu/kunit-$A.py" --timeout="${TIMEOUT:-300}" \
+	--qemu_config="$ROOT/qemu/kunit-$A.py" --timeout="${TIMEOUT:-420}" \
 	--raw_output=all >"$log.console" 2>&1 || rc=$?
 ktap_only <"$log.console" >"$log.ktap"
 python3 "$kunit_py" parse --json="$log.json" "$log.ktap" >"$log" 2>&1 || rc=$?
 report built-in "$log" "$log.json" "$rc"
+[ "$rc" = 0 ] || console_tail "$log.console"
 
 if grep -q '^sframe-unwind/' "$OUT/modules.order" 2>/dev/null; then
 	# No built-in suite at boot (the glob matches none), then the smoke
@@ -75,6 +91,7 @@ if grep -q '^sframe-unwind/' "$OUT/modules.order" 2>/dev/null; then
 	rc=0
 	python3 "$kunit_py" parse --json="$mlog.json" "$mlog.ktap" >"$mlog" 2>&1 || rc=$?
 	report modules "$mlog" "$mlog.json" "$rc"
+	[ "$rc" = 0 ] || console_tail "$mlog.console"
 fi
 
 [ -s "$res" ] || echo "FAIL: kunit-$name: no test results" >"$res"
