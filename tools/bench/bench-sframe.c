@@ -3,7 +3,11 @@
  * bench-sframe: PC-to-rule lookups per second, ours against libsframe 2.40
  * (binutils-dev) on the same v1 section and the same PCs, in one run.
  *
- *   bench-sframe ELF [LOOKUPS]
+ *   bench-sframe ELF [LOOKUPS [ROUNDS]]
+ *
+ * Each round times every loop once, one after the other; a loop's time is
+ * its best round (ROUNDS, default 5), so that a ratio compares the two
+ * sides at their best on the same machine state.
  *
  * A benchmark, not a test: it prints numbers and the ratio.  It also counts
  * heap allocations made during our lookups (malloc and friends are wrapped
@@ -12,8 +16,10 @@
  * The four measured loops are the functions bench_plain(), bench_index(),
  * bench_rows() (decoded rows, the kernel's lookup structure) and
  * bench_libsframe(): tools/bench/run-bench.sh counts the instructions of
- * each with callgrind (inclusive cost), which does not drift with the
- * machine's load the way wall time does.
+ * each with callgrind (inclusive cost, ROUNDS 2), which does not drift with
+ * the machine's load the way wall time does.  bench_ls_rule() (libsframe's
+ * row and its three offsets: the same answer as a rule) and bench_class()
+ * (lookups grouped by the rows they read) are printed for information.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -122,20 +128,109 @@ bench_libsframe(void *ls, uint64_t addr, const uint64_t *pcs,
 	return ok;
 }
 
+/* libsframe's row and its CFA, FP and RA offsets: what a rule holds. */
+static noinline_noipa unsigned long
+bench_ls_rule(void *ls, uint64_t addr, const uint64_t *pcs,
+	      unsigned long n, uint64_t *sum)
+{
+	unsigned long i, ok = 0;
+	struct ls_row row;
+
+	for (i = 0; i < n; i++) {
+		if (!ls_find(ls, (int32_t)(pcs[i] - addr), &row)) {
+			ok++;
+			*sum += row.cfa;
+		}
+	}
+	return ok;
+}
+
+/* bench_plain() again, for the breakdown (callgrind counts bench_plain). */
+static noinline_noipa unsigned long
+bench_class(const struct sframe_section *sec, const uint64_t *pcs,
+	    unsigned long n, uint64_t *sum)
+{
+	return BENCH_LOOKUPS(sframe_find, sec, pcs, n, sum);
+}
+
+/* Best of @rounds: the time of one loop in the current round. */
+static void best_of(double *best, double t0)
+{
+	double t = now() - t0;
+
+	if (!*best || t < *best)
+		*best = t;
+}
+
+#define CLASS_MAX	8	/* rows read: 1..7, and 8 or more */
+#define CLASS_PCS	100000	/* lookups timed per class */
+
+/*
+ * Lookups without an index, grouped by the rows the scan reads (the
+ * function's rows up to the first one above the PC): within a group the
+ * scan's exit is the same every time.  Rows read are counted with
+ * sframe_read_fre(), outside the timed loops.
+ */
+static void rows_breakdown(const struct sframe_section *sec,
+			   const uint64_t *pcs, unsigned long n, int rounds,
+			   uint64_t *sum)
+{
+	static uint64_t class_pcs[CLASS_MAX + 1][CLASS_PCS];
+	unsigned long cnt[CLASS_MAX + 1] = { 0 }, i, c;
+	double best;
+	int rep;
+
+	for (i = 0; i < n; i++) {
+		struct sframe_fde fde;
+		struct sframe_fre fre;
+		u32 pos, r;
+
+		if (sframe_find_fde(sec, pcs[i], &fde) || sframe_fde_pcmask(&fde))
+			continue;
+		pos = fde.fres;
+		for (r = 0; r < fde.num_fres; r++) {
+			if (sframe_read_fre(sec, &fde, pos, &fre) ||
+			    fre.start > pcs[i] - fde.start)
+				break;
+			pos = fre.next;
+		}
+		c = r < fde.num_fres ? r + 1 : r;
+		c = c > CLASS_MAX ? CLASS_MAX : c;
+		if (c && cnt[c] < CLASS_PCS)
+			class_pcs[c][cnt[c]++] = pcs[i];
+	}
+	printf("no index, by rows read (in a group, every scan ends alike):");
+	for (c = 1; c <= CLASS_MAX; c++) {
+		if (cnt[c] < CLASS_PCS / 10)
+			continue;
+		best = 0;
+		for (rep = 0; rep < rounds; rep++) {
+			double t0 = now();
+
+			bench_class(sec, class_pcs[c], cnt[c], sum);
+			best_of(&best, t0);
+		}
+		printf(" %lu%s %.1f ns;", c, c == CLASS_MAX ? "+" : "",
+		       best * 1e9 / cnt[c]);
+	}
+	printf("\n");
+}
+
 int main(int argc, char **argv)
 {
 	struct elf_file f;
 	struct sframe_blob b;
 	struct sframe_section sec;
 	unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 0) : 2000000, i;
+	int rounds = argc > 3 ? atoi(argv[3]) : 5;
 	unsigned long ours_ok = 0, theirs_ok = 0, agree = 0, before;
 	uint64_t *pcs, sum = 0;
 	struct sframe_fde *fdes;
 	uint32_t nf = 0, k;
 	const char *why;
-	double t0, t_ours, t_theirs, t_plain = 0;
+	double t0, t_ours = 0, t_theirs = 0, t_plain = 0, t_ls_rule = 0;
 	struct sframe_section plain;
-	unsigned long plain_allocs = 0;
+	unsigned long plain_allocs = 0, index_allocs = 0;
 	u32 nwords = 0, *index, nrows, nblocks;
 	struct sframe_rows rows = { 0 };
 	unsigned long rows_ok = 0, rows_allocs = 0;
@@ -144,8 +239,8 @@ int main(int argc, char **argv)
 	void *ls;
 	int rep;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: bench-sframe ELF [LOOKUPS]\n");
+	if (argc < 2 || rounds < 1) {
+		fprintf(stderr, "usage: bench-sframe ELF [LOOKUPS [ROUNDS]]\n");
 		return 2;
 	}
 	if (elf_file_open(&f, argv[1], &why) ||
@@ -189,15 +284,7 @@ int main(int argc, char **argv)
 		agree += (!a == !c) && (a || r.fre_start == row.fre_start);
 	}
 
-	/* Our lookups without, then with the optional block index. */
 	plain = sec;
-	for (rep = 0; rep < 2; rep++) {
-		before = allocations;
-		t0 = now();
-		bench_plain(&plain, pcs, n, &sum);
-		t_plain = now() - t0;
-		plain_allocs = allocations - before;
-	}
 	index = NULL;
 	if (!sframe_index_size(&sec, BENCH_SHIFT, &nwords))
 		index = malloc(nwords * sizeof(*index));
@@ -232,22 +319,34 @@ int main(int argc, char **argv)
 	}
 	t_both = now() - t0;
 
-	for (rep = 0; rep < 2; rep++) {	/* second round is measured */
+	/* Every loop once a round; each keeps its best round. */
+	for (rep = 0; rep < rounds; rep++) {
 		before = allocations;
 		t0 = now();
-		ours_ok += bench_index(&sec, pcs, n, &sum);
-		t_ours = now() - t0;
-		before = allocations - before;
+		bench_plain(&plain, pcs, n, &sum);
+		best_of(&t_plain, t0);
+		plain_allocs += allocations - before;
 
-		rows_allocs = allocations;
+		before = allocations;
 		t0 = now();
-		rows_ok += bench_rows(&rows, pcs, n, &sum);
-		t_rows = now() - t0;
-		rows_allocs = allocations - rows_allocs;
+		ours_ok = bench_index(&sec, pcs, n, &sum);
+		best_of(&t_ours, t0);
+		index_allocs += allocations - before;
+
+		before = allocations;
+		t0 = now();
+		rows_ok = bench_rows(&rows, pcs, n, &sum);
+		best_of(&t_rows, t0);
+		rows_allocs += allocations - before;
 
 		t0 = now();
-		theirs_ok += bench_libsframe(ls, sec.addr, pcs, n);
-		t_theirs = now() - t0;
+		theirs_ok = bench_libsframe(ls, sec.addr, pcs, n);
+		best_of(&t_theirs, t0);
+
+		/* For information: libsframe's row and offsets. */
+		t0 = now();
+		bench_ls_rule(ls, sec.addr, pcs, n, &sum);
+		best_of(&t_ls_rule, t0);
 	}
 
 	printf("section: %s: SFrame v%u, %u FDEs, %u FREs, %u bytes\n", argv[1],
@@ -258,11 +357,11 @@ int main(int argc, char **argv)
 	printf("sframe core, no index:      %10.0f lookups/s (%6.1f ns each)\n",
 	       n / t_plain, t_plain * 1e9 / n);
 	printf("sframe core, block index:   %10.0f lookups/s (%6.1f ns each), found %lu, ",
-	       n / t_ours, t_ours * 1e9 / n, ours_ok / 2);
+	       n / t_ours, t_ours * 1e9 / n, ours_ok);
 	printf("index %u KiB (%u-byte blocks)\n", nwords * 4 / 1024,
 	       1U << BENCH_SHIFT);
 	printf("sframe core, decoded rows:  %10.0f lookups/s (%6.1f ns each), found %lu, ",
-	       n / t_rows, t_rows * 1e9 / n, rows_ok / 2);
+	       n / t_rows, t_rows * 1e9 / n, rows_ok);
 	printf("rows %zu KiB (%u rows, %u rules; built in %.1f ms)\n",
 	       ((size_t)rows.nrows * 6 + (size_t)(rows.nblocks + 1) * 4 +
 		(size_t)rows.nrules * sizeof(*rows.rules)) / 1024,
@@ -272,7 +371,7 @@ int main(int argc, char **argv)
 	printf("both in one pass %.1f ms (%.1f ms/MB)\n",
 	       t_both * 1e3, t_both * 1e3 / (sec.size / 1048576.0));
 	printf("libsframe 2.40 find_fre:    %10.0f lookups/s (%6.1f ns each), found %lu\n",
-	       n / t_theirs, t_theirs * 1e9 / n, theirs_ok / 2);
+	       n / t_theirs, t_theirs * 1e9 / n, theirs_ok);
 	printf("ratio (libsframe time / ours): %.1fx with decoded rows, ", t_theirs / t_rows);
 	printf("%.1fx with the block index, %.1fx without\n",
 	       t_theirs / t_ours, t_theirs / t_plain);
@@ -280,7 +379,13 @@ int main(int argc, char **argv)
 	       t_theirs / t_rows, t_theirs / t_rows >= 4 ? "met" : "not met");
 	printf("goal: wall time without an index: %.2fx libsframe (goal >= 2x): %s\n",
 	       t_theirs / t_plain, t_theirs / t_plain >= 2 ? "met" : "not met");
-	printf("heap allocations during our %lu lookups: %lu with the index, ", n, before);
+	printf("libsframe 2.40 find_fre + 3 offsets (a rule): %.1f ns each; ",
+	       t_ls_rule * 1e9 / n);
+	printf("%.2fx our time without an index\n", t_ls_rule / t_plain);
+	if (rounds > 2)
+		rows_breakdown(&plain, pcs, n, rounds, &sum);
+	printf("heap allocations during our %lu x %d lookups: %lu with the index, ",
+	       n, rounds, index_allocs);
 	printf("%lu with rows, %lu without", rows_allocs, plain_allocs);
 	printf(" (checksum %" PRIu64 ")\n", sum);
 	free(index);

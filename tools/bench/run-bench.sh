@@ -27,14 +27,14 @@ for elf in $out/big build/kbuild-x86_64/vmlinux; do
 done
 # Instructions (callgrind): the same for the same binary and input whatever
 # the machine is doing.  Inclusive cost of each measured loop (two rounds
-# each, the same PCs), 100,000 lookups on the large program.
+# each, the same PCs: ROUNDS 2), 100,000 lookups on the large program.
 if ! command -v valgrind >/dev/null || ! command -v callgrind_annotate >/dev/null; then
 	echo "[bench] callgrind: valgrind not installed (apt-get install valgrind)"
 	exit 0
 fi
 cg=$out/callgrind.out
 echo "== instructions (callgrind) on $out/big, 100000 lookups"
-valgrind -q --tool=callgrind --callgrind-out-file=$cg "$bench" $out/big 100000 >/dev/null
+valgrind -q --tool=callgrind --callgrind-out-file=$cg "$bench" $out/big 100000 2 >/dev/null
 callgrind_annotate --inclusive=yes --threshold=100 $cg 2>/dev/null |
 awk '
 	function num(s) { gsub(",", "", s); return s + 0 }
