@@ -617,6 +617,8 @@ static void sfu_test_kretprobe(struct kunit *test)
 /* The chain functions the graph tracer hooks: [start, end) each. */
 static unsigned long sfu_graph_fn[3][2];
 static atomic_t sfu_graph_hooked;
+/* Entries of other functions: the filter did not apply (see below). */
+static atomic_t sfu_graph_other;
 
 static notrace int sfu_graph_entry(struct ftrace_graph_ent *trace)
 {
@@ -629,6 +631,7 @@ static notrace int sfu_graph_entry(struct ftrace_graph_ent *trace)
 			return 1;	/* hook this function's return */
 		}
 	}
+	atomic_inc(&sfu_graph_other);
 	return 0;
 }
 
@@ -651,6 +654,9 @@ static struct fgraph_ops sfu_graph_ops = {
  * fit a breakpoint executed again after it was removed).  The graph
  * tracer follows the global filter (fgraph's ops share its hash); the
  * globs also take a compiler-made clone (.constprop, .isra).
+ * ftrace_set_global_filter() returns nothing, and a filter that matches
+ * nothing traces everything: the case counts the graph entries of other
+ * functions and fails if there are any.
  */
 static void sfu_graph_filter(bool on)
 {
@@ -715,6 +721,7 @@ static void sfu_test_fgraph(struct kunit *test)
 		sfu_graph_fn[i][1] = start + size;
 	}
 	atomic_set(&sfu_graph_hooked, 0);
+	atomic_set(&sfu_graph_other, 0);
 	sfu_graph_filter(true);
 	ret = register_ftrace_graph(&sfu_graph_ops);
 	if (ret) {
@@ -742,6 +749,8 @@ static void sfu_test_fgraph(struct kunit *test)
 		   atomic_read(&sfu_graph_hooked), tramps);
 	/* leaf, func3 and func2 hooked by fgraph, func1 by the kretprobe */
 	KUNIT_EXPECT_GE(test, atomic_read(&sfu_graph_hooked), 3);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&sfu_graph_other), 0,
+			    "the graph tracer hooked other functions: the global filter did not apply");
 	KUNIT_EXPECT_GE(test, tramps, 3U);
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "walk unreliable: %s",
 			    sframe_unwind_strerror(st.error));
