@@ -168,8 +168,9 @@ static void best_of(double *best, double t0)
 /*
  * Lookups without an index, grouped by the rows the scan reads (the
  * function's rows up to the first one above the PC): within a group the
- * scan's exit is the same every time.  Rows read are counted with
- * sframe_read_fre(), outside the timed loops.
+ * scan's exit is the same every time.  The core finds the row
+ * (sframe_find_fre()); its position among the function's rows is counted
+ * with sframe_read_fre(), outside the timed loops.
  */
 static void rows_breakdown(const struct sframe_section *sec,
 			   const uint64_t *pcs, unsigned long n, int rounds,
@@ -182,19 +183,20 @@ static void rows_breakdown(const struct sframe_section *sec,
 
 	for (i = 0; i < n; i++) {
 		struct sframe_fde fde;
-		struct sframe_fre fre;
+		struct sframe_fre fre, at;
 		u32 pos, r;
 
-		if (sframe_find_fde(sec, pcs[i], &fde) || sframe_fde_pcmask(&fde))
+		if (sframe_find_fde(sec, pcs[i], &fde) || sframe_fde_pcmask(&fde) ||
+		    sframe_find_fre(sec, &fde, pcs[i], &fre))
 			continue;
-		pos = fde.fres;
-		for (r = 0; r < fde.num_fres; r++) {
-			if (sframe_read_fre(sec, &fde, pos, &fre) ||
-			    fre.start > pcs[i] - fde.start)
+		/* r: the found row's index (rows are at least 2 bytes long) */
+		for (r = 0, pos = fde.fres; pos < fre.off && r < fde.num_fres; r++) {
+			if (sframe_read_fre(sec, &fde, pos, &at))
 				break;
-			pos = fre.next;
+			pos = at.next;
 		}
-		c = r < fde.num_fres ? r + 1 : r;
+		/* the found row, and the one above the PC that ended the scan */
+		c = r + 2 < fde.num_fres ? r + 2 : fde.num_fres;
 		c = c > CLASS_MAX ? CLASS_MAX : c;
 		if (c && cnt[c] < CLASS_PCS)
 			class_pcs[c][cnt[c]++] = pcs[i];
@@ -382,7 +384,7 @@ int main(int argc, char **argv)
 	printf("libsframe 2.40 find_fre + 3 offsets (a rule): %.1f ns each; ",
 	       t_ls_rule * 1e9 / n);
 	printf("%.2fx our time without an index\n", t_ls_rule / t_plain);
-	if (rounds > 2)
+	if (rounds > 2)		/* not in run-bench.sh's callgrind run */
 		rows_breakdown(&plain, pcs, n, rounds, &sum);
 	printf("heap allocations during our %lu x %d lookups: %lu with the index, ",
 	       n, rounds, index_allocs);
