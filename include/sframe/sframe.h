@@ -43,7 +43,7 @@ enum sframe_error {
 	SFRAME_E_FLAGS,		/* flag bits invalid for the version */
 	SFRAME_E_ABI,		/* unknown ABI, or ABI byte order != magic's */
 	SFRAME_E_LAYOUT,	/* FDE/FRE sub-sections out of bounds or overlapping */
-	SFRAME_E_FUNC_RANGE,	/* function start + size wraps around */
+	SFRAME_E_FUNC_RANGE,	/* function range wraps, or starts on both sides of the wrap */
 	SFRAME_E_FRE_BOUNDS,	/* FRE data outside the FRE sub-section */
 	SFRAME_E_FRE_TYPE,	/* FRE start-address type 3..15 */
 	SFRAME_E_FDE_TYPE,	/* v3 FDE type other than DEFAULT or FLEX */

@@ -461,26 +461,18 @@ static __always_inline int sframe_fde_start(const struct sframe_section *sec,
 }
 
 /*
- * sframe_get_fde() for version @ver: a constant where inlined, so that the
- * FDE layout (stride, field widths) is known at compile time.  @inside (a
- * constant too): the caller has checked that @index is below num_fdes and
- * the FDE index lies in the section.
+ * Decode FDE @index, which lies at section offset @off inside the FDE
+ * index (the caller checked), for version @ver: a constant where inlined,
+ * so that the FDE layout (stride, field widths) is known at compile time.
  */
-static __always_inline int sframe_get_fde_v(const struct sframe_section *sec,
-					    u32 index, unsigned int ver,
-					    bool inside, struct sframe_fde *fde)
+static __always_inline int sframe_fde_at(const struct sframe_section *sec,
+					 u32 index, u32 off, unsigned int ver,
+					 struct sframe_fde *fde)
 {
-	u32 stride = sframe_fde_stride(ver), off, fre_off;
+	u32 stride = sframe_fde_stride(ver), fre_off;
 	u8 b[SFRAME_V2_FDE_SIZE];
 	int err;
 
-	if (!inside && unlikely(index >= sec->num_fdes))
-		return -SFRAME_E_INVAL;
-
-	off = sec->fde_base + index * stride;
-	if (!inside &&
-	    unlikely(off > sec->fre_base || stride > sec->fre_base - off))
-		return -SFRAME_E_LAYOUT;
 	err = sframe_access_copy(sec, off, b, stride);
 	if (unlikely(err))
 		return err;
@@ -526,6 +518,21 @@ static __always_inline int sframe_get_fde_v(const struct sframe_section *sec,
 	return 0;
 }
 
+/* sframe_get_fde() for version @ver (a constant where inlined). */
+static __always_inline int sframe_get_fde_v(const struct sframe_section *sec,
+					    u32 index, unsigned int ver,
+					    struct sframe_fde *fde)
+{
+	u32 stride = sframe_fde_stride(ver), off;
+
+	if (unlikely(index >= sec->num_fdes))
+		return -SFRAME_E_INVAL;
+	off = sec->fde_base + index * stride;
+	if (unlikely(off > sec->fre_base || stride > sec->fre_base - off))
+		return -SFRAME_E_LAYOUT;
+	return sframe_fde_at(sec, index, off, ver, fde);
+}
+
 /**
  * sframe_get_fde() - decode one function descriptor
  * @sec: opened section
@@ -543,14 +550,11 @@ int sframe_get_fde(const struct sframe_section *sec, u32 index,
 {
 	switch (sec->version) {
 	case SFRAME_VERSION_1:
-		return sframe_get_fde_v(sec, index, SFRAME_VERSION_1, false,
-					fde);
+		return sframe_get_fde_v(sec, index, SFRAME_VERSION_1, fde);
 	case SFRAME_VERSION_2:
-		return sframe_get_fde_v(sec, index, SFRAME_VERSION_2, false,
-					fde);
+		return sframe_get_fde_v(sec, index, SFRAME_VERSION_2, fde);
 	default:
-		return sframe_get_fde_v(sec, index, SFRAME_VERSION_3, false,
-					fde);
+		return sframe_get_fde_v(sec, index, SFRAME_VERSION_3, fde);
 	}
 }
 EXPORT_SYMBOL_GPL(sframe_get_fde);
@@ -567,16 +571,42 @@ static __always_inline u32 sframe_pos(const struct sframe_section *sec, u32 pos)
 }
 
 /*
- * Start of an FDE, for sframe_bsearch(): with @order, of the FDE at
- * sorted position @at, else of the FDE at section offset @at.  Either
- * lies in the FDE index (@order[@at] too, unless @order is corrupt).
+ * What sframe_bsearch() compares FDE starts with.  Starts of 4 bytes or
+ * less (v1, v2) are compared relative to the section address, with @rel:
+ * @pc - address as a signed difference, which saves adding the address on
+ * every read.  A start field (PC-relative ones too) lies less than 2^33
+ * from the address, so for a @pc that a function covers, the comparison
+ * orders every FDE by the start field as @pc orders the resolved starts;
+ * sframe_validate() rejects a section whose starts lie on both sides of
+ * the wrap of the address space, where the two orders differ.  8-byte
+ * starts (v3) are resolved and compared with @pc itself.
+ */
+struct sframe_key {
+	u64 pc;
+	s64 rel;
+};
+
+static __always_inline void sframe_key_init(const struct sframe_section *sec,
+					    u64 pc, struct sframe_key *key)
+{
+	key->pc = pc;
+	key->rel = (s64)(pc - sec->addr);
+}
+
+/*
+ * Does an FDE start at or below @key?  With @order, the FDE at sorted
+ * position @at, else the FDE at section offset @at; either lies in the
+ * FDE index (@order[@at] too, unless @order is corrupt).
  */
 static __always_inline int sframe_probe(const struct sframe_section *sec,
 					u32 at, u32 stride, unsigned int n,
 					bool swap, bool pcrel,
-					const u32 *order, u64 *start)
+					const u32 *order,
+					const struct sframe_key *key,
+					bool *below)
 {
 	u32 off = at, i;
+	s64 v;
 	u8 b[8];
 	int err;
 
@@ -589,96 +619,109 @@ static __always_inline int sframe_probe(const struct sframe_section *sec,
 	err = sframe_access_copy(sec, off, b, n);
 	if (unlikely(err))
 		return err;
+	v = sframe_sint(b, n, swap);
 	/* PC-relative starts are relative to the start field's offset. */
-	*start = (pcrel ? sec->addr + off : sec->addr) +
-		 (u64)sframe_sint(b, n, swap);
+	if (n == 8)
+		*below = (pcrel ? sec->addr + off : sec->addr) + (u64)v <=
+			 key->pc;
+	else
+		*below = v + (pcrel ? (s64)off : 0) <= key->rel;
 	return 0;
 }
 
 /*
  * The search of sframe_find_fde(): the last sorted position in [@lo, @hi)
- * whose function starts at or below @pc, whose FDE index it stores in
- * *@index; -SFRAME_E_NO_FDE if there is none (every position below @lo is
- * known to start at or below @pc: then @lo - 1).  FDEs are @stride bytes
- * apart, start fields @n bytes wide, byte-swapped if @swap, PC-relative if
- * @pcrel, and @order maps positions to FDE indices (NULL: the same);
- * constants where the common cases are inlined.  The caller has checked
- * that [@lo, @hi) lies in the FDE index and the FDE index in the section,
- * so the steps read start fields without a bounds check.
+ * whose function starts at or below @pc; its FDE index in *@index and the
+ * FDE's section offset in *@at; -SFRAME_E_NO_FDE if there is none (every
+ * position below @lo is known to start at or below @pc: then @lo - 1).
+ * FDEs are @stride bytes apart, start fields @n bytes wide, byte-swapped
+ * if @swap, PC-relative if @pcrel, and @order maps positions to FDE
+ * indices (NULL: the same); constants where the common cases are inlined.
+ * The caller has checked that [@lo, @hi) lies in the FDE index and the
+ * FDE index in the section, so the steps read start fields without a
+ * bounds check.
  *
- * @c counts the positions of [@lo, @hi) that start at or below @pc (the
- * first ones, when sorted), in units of @unit: one position with @order,
- * else one FDE (@stride bytes, so that the steps compute section offsets
- * with additions only).  After the first step it lies in a range of a
- * power of two of candidates.  While that range is wide (at least
- * %SFRAME_BSEARCH_WIDE candidates, spread over several cache lines) each
- * step divides it by four: three reads that do not depend on each other
- * (their latencies overlap, where a binary search waits for each read in
- * turn).  Narrower ranges (at most 8 candidates, in lines the last
- * steps read) are halved, one read per step, which costs fewer
- * instructions per candidate left out.  No branch on the data; at
- * most 19 steps; the reads stay in [@lo, @hi) whatever the data, sorted
- * or not.
+ * @cur is the last position known to start at or below @pc, as a sorted
+ * position with @order, else as a section offset (positions @unit apart:
+ * one, or @stride bytes), so that without @order no step multiplies or
+ * divides, and the FDE found is read at @cur directly.  It starts at
+ * @lo - 1; after the first step a power of two of candidates follows it.
+ * While that range is wide (at least %SFRAME_BSEARCH_WIDE candidates,
+ * spread over several cache lines) each step divides it by four: three
+ * reads that do not depend on each other (their latencies overlap, where
+ * a binary search waits for each read in turn), and two selections that
+ * compile to conditional moves.  Narrower ranges (at most 8 candidates,
+ * in lines the last steps read) are halved, one read per step, which
+ * costs fewer instructions per candidate left out.  No branch on the
+ * data: an unpredictable branch would discard the work the CPU started
+ * beyond it.  At most 19 steps; whatever the data, sorted or not, @cur
+ * moves only forward within [@lo - 1, @hi).
  */
 #define SFRAME_BSEARCH_WIDE	16
 
 static __always_inline int sframe_bsearch(const struct sframe_section *sec,
 					  u64 pc, u32 lo, u32 hi, u32 stride,
 					  unsigned int n, bool swap, bool pcrel,
-					  const u32 *order, u32 *index)
+					  const u32 *order, u32 *index,
+					  u32 *at)
 {
-	u32 len = hi - lo, unit = order ? 1 : stride, c = 0, step, q;
-	/* Where count c's last position is: base + c (lo - 1 + c). */
+	u32 len = hi - lo, unit = order ? 1 : stride, step, q, a1, a2, a3;
 	u32 base = order ? lo - 1 : sec->fde_base + (lo - 1) * stride;
-	u64 start;
+	u32 cur = base, low, high;
+	struct sframe_key key;
+	bool b1, b2, b3;
 	int err;
 
+	sframe_key_init(sec, pc, &key);
 	if (len) {
 		/* The largest power of two not above len. */
 		step = 1U << (31 - __builtin_clz(len));
-		/* The count is in [0, len - step] or [len - step + 1, len]. */
-		err = sframe_probe(sec, base + (len - step + 1) * unit, stride,
-				   n, swap, pcrel, order, &start);
+		/* The answer is in [lo - 1, hi - step - 1] or above. */
+		a1 = base + (len - step + 1) * unit;
+		err = sframe_probe(sec, a1, stride, n, swap, pcrel, order,
+				   &key, &b1);
 		if (unlikely(err))
 			return err;
-		if (start <= pc)
-			c = (len - step + 1) * unit;
-		/* From here on the count is in [c, c + step - 1] units. */
+		cur = b1 ? a1 : cur;
+		/* From here on the answer is in [cur, cur + step - 1]. */
 		for (q = step * unit; q >= SFRAME_BSEARCH_WIDE * unit;) {
-			u64 s1, s2, s3;
-			u32 at = base + c;
-
 			q /= 4;
-			err = sframe_probe(sec, at + q, stride, n, swap, pcrel,
-					   order, &s1);
+			a1 = cur + q;
+			a2 = cur + 2 * q;
+			a3 = cur + 3 * q;
+			err = sframe_probe(sec, a1, stride, n, swap, pcrel,
+					   order, &key, &b1);
 			if (!err)
-				err = sframe_probe(sec, at + 2 * q, stride, n,
-						   swap, pcrel, order, &s2);
+				err = sframe_probe(sec, a2, stride, n, swap,
+						   pcrel, order, &key, &b2);
 			if (!err)
-				err = sframe_probe(sec, at + 3 * q, stride, n,
-						   swap, pcrel, order, &s3);
+				err = sframe_probe(sec, a3, stride, n, swap,
+						   pcrel, order, &key, &b3);
 			if (unlikely(err))
 				return err;
-			c += ((s1 <= pc) + (s2 <= pc) + (s3 <= pc)) * q;
+			low = b1 ? a1 : cur;
+			high = b3 ? a3 : a2;
+			cur = b2 ? high : low;
 		}
 		while (q > unit) {
 			q /= 2;
-			err = sframe_probe(sec, base + c + q, stride, n, swap,
-					   pcrel, order, &start);
+			err = sframe_probe(sec, cur + q, stride, n, swap,
+					   pcrel, order, &key, &b1);
 			if (unlikely(err))
 				return err;
-			c = start <= pc ? c + q : c;
+			cur = b1 ? cur + q : cur;
 		}
 	}
-	c /= unit;
-	if (!lo && !c)
+	if (!lo && cur == base)
 		return -SFRAME_E_NO_FDE;
-	/* The last position at or below @pc: lo + c - 1. */
-	*index = lo + c - 1;
 	if (order) {
-		*index = order[lo + c - 1];
+		*index = order[cur];
 		if (unlikely(*index >= sec->num_fdes))
 			return -SFRAME_E_INDEX;
+		*at = sec->fde_base + *index * stride;
+	} else {
+		*index = (cur - sec->fde_base) / stride;
+		*at = cur;
 	}
 	return 0;
 }
@@ -695,7 +738,7 @@ static __always_inline int sframe_search_v(const struct sframe_section *sec,
 					   unsigned int ver,
 					   struct sframe_fde *fde)
 {
-	u32 stride = sframe_fde_stride(ver), i;
+	u32 stride = sframe_fde_stride(ver), i, at;
 	unsigned int n = sframe_fde_start_len(ver);
 	int err;
 
@@ -706,17 +749,17 @@ static __always_inline int sframe_search_v(const struct sframe_section *sec,
 	if (sframe_swap(sec) || sec->order)
 		err = sframe_bsearch(sec, pc, lo, hi, stride, n,
 				     sframe_swap(sec), sec->pcrel, sec->order,
-				     &i);
+				     &i, &at);
 	else if (sec->pcrel)
 		err = sframe_bsearch(sec, pc, lo, hi, stride, n, false, true,
-				     NULL, &i);
+				     NULL, &i, &at);
 	else
 		err = sframe_bsearch(sec, pc, lo, hi, stride, n, false, false,
-				     NULL, &i);
+				     NULL, &i, &at);
 	if (err)
 		return err;
 	/* i < num_fdes: sframe_bsearch() checked @order's entries. */
-	err = sframe_get_fde_v(sec, i, ver, true, fde);
+	err = sframe_fde_at(sec, i, at, ver, fde);
 	if (err)
 		return err;
 	if (!sframe_fde_covers(fde->start, fde->size, pc))
@@ -2201,13 +2244,30 @@ static u32 sframe_validate_fres(const struct sframe_section *sec,
 	return p - fde->fres;
 }
 
+/*
+ * Did resolving the start of @fde wrap around the address space (the
+ * section address plus a start field of at most 4 bytes: v1, v2)?  The
+ * search orders such starts by their fields (struct sframe_key), the rest
+ * of the core by the resolved addresses: the orders agree when all starts
+ * wrap or none does.
+ */
+static bool sframe_start_wraps(const struct sframe_section *sec,
+			       const struct sframe_fde *fde)
+{
+	s64 rel = fde->start - sec->addr;
+
+	if (sec->version >= SFRAME_VERSION_3)
+		return false;
+	return rel >= 0 ? fde->start < sec->addr : fde->start >= sec->addr;
+}
+
 /* sframe_validate(), building rows meanwhile if @v.rows is set. */
 static int sframe_validate_all(const struct sframe_section *sec,
 			       struct sframe_validation v)
 {
 	u64 fres = 0, bytes = 0, prev_start = 0;
+	bool unsorted = false, wraps = false;
 	struct sframe_fde fde;
-	bool unsorted = false;
 	u32 i;
 	int err;
 
@@ -2217,7 +2277,10 @@ static int sframe_validate_all(const struct sframe_section *sec,
 			sframe_problem(&v, err, i, SFRAME_NO_INDEX);
 			continue;
 		}
-		if (fde.size && fde.start + fde.size - 1 < fde.start)
+		if (!i)
+			wraps = sframe_start_wraps(sec, &fde);
+		if ((fde.size && fde.start + fde.size - 1 < fde.start) ||
+		    sframe_start_wraps(sec, &fde) != wraps)
 			sframe_problem(&v, -SFRAME_E_FUNC_RANGE, i,
 				       SFRAME_NO_INDEX);
 		if ((sec->flags & SFRAME_F_FDE_SORTED) && i &&

@@ -179,6 +179,32 @@ static void v3_cases(const struct base *b)
 	     share_fre_block(b, buf));
 }
 
+/*
+ * v2 starts (PC-relative, 4 bytes) on both sides of the wrap of the
+ * address space: the section placed so that FDE 2's start resolves to 0,
+ * its predecessors' to the top of the address space.  The search orders
+ * 4-byte starts by their fields, the rest of the core by address, which
+ * agree only when all starts wrap or none does (all do at address 0 in a
+ * relocatable object: the other cases).
+ */
+static void wrap_cases(const struct base *orig)
+{
+	struct base bb = *orig, *b = &bb;
+	struct sframe_fde f;
+
+	if (sframe_get_fde(&orig->sec, 2, &f)) {
+		t_begin("wrap: read FDE 2");
+		T_CHECK(0, "cannot read");
+		t_end();
+		return;
+	}
+	bb.addr = orig->addr - f.start;
+	CASE("v2 starts on both sides of the address-space wrap",
+	     -SFRAME_E_FUNC_RANGE, (void)0);
+	bb.addr = orig->addr - f.start - 0x1000000;
+	CASE("v2 starts all below the wrap (control)", 0, (void)0);
+}
+
 /* FLEX rows: re-encode asm.o with 4-byte words, then break control words. */
 static void flex_cases(const struct base *orig)
 {
@@ -480,6 +506,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	v3_cases(&b);
+	free(b.data);
+	if (!load(&b, argv[1], "x86_64/v2-nofp/prog", 0x139b8))
+		wrap_cases(&b);
 	free(b.data);
 	if (!load(&b, argv[1], "x86_64/nofp/asm.o", 0))
 		flex_cases(&b);
