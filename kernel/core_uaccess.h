@@ -14,6 +14,15 @@
  * copy_from_user_nofault() checks access_ok(), never sleeps and never
  * takes a page fault (a page not present is a failed read), so the core
  * can run in any context, perf's NMI handler included.
+ *
+ * Cost.  A section is the process's to forge, and a well-formed one can
+ * still make a lookup read all of it (FDEs not sorted, a function with
+ * millions of rows, v1 PCMASK rows that are always read in full).  Every
+ * copy from user memory spends one of @budget: when none is left the copy
+ * is refused (-SFRAME_E_FAULT, as any failed read, with @spent set so the
+ * caller knows why).  Copies served from the window are free.  The walk
+ * sets @budget before each lookup (kernel/unwind_user.c): that is what
+ * bounds a sample's work, whatever the section holds.
  */
 #ifndef _SFRAME_USER_ACCESS_H
 #define _SFRAME_USER_ACCESS_H
@@ -33,12 +42,16 @@
  * @limit: bytes readable at @base (the section's upper bound)
  * @win_off: section offset of @win
  * @win_len: valid bytes in @win (0: empty)
+ * @budget: copies from user memory the current lookup may still make
+ * @spent: a copy was refused because @budget was 0
  * @win: the last bytes copied
  */
 struct sframe_user_cursor {
 	struct sframe_section sec;
 	unsigned long base, limit;
 	u32 win_off, win_len;
+	u32 budget;
+	bool spent;
 	u8 win[SFRAME_USER_WINDOW];
 };
 
@@ -55,6 +68,11 @@ static __always_inline int sframe_access_copy(const struct sframe_section *sec,
 		memcpy(dst, c->win + (off - c->win_off), len);
 		return 0;
 	}
+	if (unlikely(!c->budget)) {
+		c->spent = true;
+		return -SFRAME_E_FAULT;
+	}
+	c->budget--;
 	if (len <= SFRAME_USER_WINDOW && off < c->limit) {
 		n = min_t(unsigned long, SFRAME_USER_WINDOW, c->limit - off);
 		if (n >= len && !copy_from_user_nofault(c->win, src + off, n)) {

@@ -4,7 +4,12 @@
  *
  * Finding sections.  When an executable file mapping is created
  * (sframe_user_mmap(), called by mmap_region() with mmap_lock held for
- * writing) the ELF header and program headers are read from the file.  If
+ * writing), a task_work is queued; on the task's way back to user space,
+ * before any code of the new mapping can run in it and with no lock held,
+ * it reads the ELF header and program headers from the file, then takes
+ * mmap_lock to enter the section if the mapping is still the same (file
+ * I/O under mmap_lock would rank the filesystem's inode lock below it, the
+ * wrong way round, and wait on whatever the filesystem waits on).  If
  * there is a PT_GNU_SFRAME segment, the mapping's text range and the
  * section's run-time address (load bias + p_vaddr) and size bound
  * (p_memsz: the segment may be zero-padded, the SFrame header gives the
@@ -21,6 +26,12 @@
  * page is a failed read, never a fault): the header is validated on every
  * use and every later read is bounds-checked; nothing read earlier is
  * trusted.  A hostile section can only make the chain wrong or short.
+ * Nor can it make a sample cost more than a fixed amount of work: each
+ * copy from a section spends a budget (%SFRAME_USER_LOOKUP_COPIES per
+ * lookup, %SFRAME_USER_SAMPLE_COPIES per sample); a walk that runs out
+ * ends there, and a section whose single lookup ran out, or whose FDEs are
+ * not sorted (a search would be a scan), is not read again while its
+ * mapping stays (%SFRAME_USER_REFUSED; counted in debugfs sframe/user).
  *
  * Answer cache.  What a lookup found (a rule, or "no FDE here") is kept per
  * CPU, keyed by the PC and the id of the mm's table: a table is never
@@ -80,6 +91,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/task_work.h>
+#include <linux/uio.h>
 #include <linux/timex.h>
 #include <linux/uaccess.h>
 #include <sframe/kernel.h>
@@ -120,9 +132,13 @@ struct sframe_user_sec {
  *	read-only from its own ELF file (not mapped yet, writable, another
  *	file or anonymous memory over them, or unmapped or made writable
  *	since): its answers are not cached (sframe_user_bytes_changed())
+ * %SFRAME_USER_REFUSED: a lookup ran over its budget, or the FDEs are not
+ *	sorted (set by readers): never read again, walks end there
+ *	(sframe_user_refuse())
  */
 #define SFRAME_USER_FAULT_IN	0
 #define SFRAME_USER_NO_CACHE	1
+#define SFRAME_USER_REFUSED	2
 
 /**
  * struct sframe_user_mm - an mm's table of sections (replaced as a whole)
@@ -221,33 +237,70 @@ static void sframe_user_insert(struct mm_struct *mm,
 	sframe_user_publish(mm, new);
 }
 
-/* Read the ELF headers of @file and find where @vma's .sframe lies. */
-static bool sframe_user_elf(struct vm_area_struct *vma,
-			    struct sframe_user_sec *sec)
+/*
+ * kernel_read() through the page cache: a mapping's descriptor may have been
+ * opened with O_DIRECT, whose reads need aligned user buffers (and would
+ * fail on ours), while the ELF headers are a few hundred bytes that the
+ * loader, or the next exec of the file, reads through the cache anyway.
+ */
+static ssize_t sframe_user_file_read(struct file *file, void *buf, size_t len,
+				     loff_t pos)
 {
-	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	struct elf64_phdr *ph, *sframe = NULL, *load = NULL;
-	struct file *file = vma->vm_file;
-	struct elf64_hdr eh;
-	unsigned long bias;
-	loff_t pos = 0;
-	size_t len;
-	int i;
+	struct kvec kv = { .iov_base = buf, .iov_len = len };
+	struct iov_iter iter;
+	struct kiocb kiocb;
 
-	if (kernel_read(file, &eh, sizeof(eh), &pos) != sizeof(eh) ||
+	if (!(file->f_mode & FMODE_READ) || !(file->f_mode & FMODE_CAN_READ) ||
+	    !file->f_op->read_iter)
+		return -EINVAL;
+	init_sync_kiocb(&kiocb, file);
+	kiocb.ki_flags &= ~IOCB_DIRECT;
+	kiocb.ki_pos = pos;
+	iov_iter_kvec(&iter, ITER_DEST, &kv, 1, len);
+	return file->f_op->read_iter(&kiocb, &iter);
+}
+
+/*
+ * Read the program headers of ELF file @file (with no lock held: this is
+ * file I/O, which may take the inode lock, wait on a network filesystem, a
+ * FUSE server or fanotify).  Return: their number, 0 if @file is not an
+ * ELF file of this architecture; *@php is then kmalloc()ed.
+ */
+static int sframe_user_read_phdrs(struct file *file, struct elf64_phdr **php)
+{
+	struct elf64_phdr *ph;
+	struct elf64_hdr eh;
+	size_t len;
+
+	if (sframe_user_file_read(file, &eh, sizeof(eh), 0) != sizeof(eh) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != ELF_ARCH ||
 	    eh.e_phentsize != sizeof(*ph) || !eh.e_phnum ||
 	    eh.e_phnum > SFRAME_USER_MAX_PHDRS)
-		return false;
+		return 0;
 	len = eh.e_phnum * sizeof(*ph);
 	ph = kmalloc(len, GFP_KERNEL);
 	if (!ph)
-		return false;
-	pos = eh.e_phoff;
-	if (kernel_read(file, ph, len, &pos) != len)
-		goto out;
-	for (i = 0; i < eh.e_phnum; i++) {
+		return 0;
+	if (sframe_user_file_read(file, ph, len, eh.e_phoff) != len) {
+		kfree(ph);
+		return 0;
+	}
+	*php = ph;
+	return eh.e_phnum;
+}
+
+/* From @vma's ELF file's program headers @ph: where its .sframe lies. */
+static bool sframe_user_place(struct vm_area_struct *vma,
+			      const struct elf64_phdr *ph, int phnum,
+			      struct sframe_user_sec *sec)
+{
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	const struct elf64_phdr *sframe = NULL, *load = NULL;
+	unsigned long bias;
+	int i;
+
+	for (i = 0; i < phnum; i++) {
 		u64 fstart = ph[i].p_offset & PAGE_MASK;
 
 		if (ph[i].p_type == PT_GNU_SFRAME)
@@ -258,7 +311,7 @@ static bool sframe_user_elf(struct vm_area_struct *vma,
 			load = &ph[i];
 	}
 	if (!sframe || !load || !sframe->p_memsz)
-		goto out;
+		return false;
 	/* vm_start maps file offset @off, which the segment puts at vaddr: */
 	bias = vma->vm_start - ((load->p_vaddr & PAGE_MASK) +
 				(off - (load->p_offset & PAGE_MASK)));
@@ -272,16 +325,12 @@ static bool sframe_user_elf(struct vm_area_struct *vma,
 	sec->end = min(vma->vm_end,
 		       PAGE_ALIGN(bias + load->p_vaddr + load->p_memsz));
 	if (sec->start >= sec->end)
-		goto out;
+		return false;
 	sec->sframe = bias + sframe->p_vaddr;
 	sec->size = min_t(u64, sframe->p_memsz, SFRAME_USER_MAX_SIZE);
 	sec->bias = sec->sframe - sframe->p_offset;
-	sec->inode = file_inode(file);
-	kfree(ph);
+	sec->inode = file_inode(vma->vm_file);
 	return true;
-out:
-	kfree(ph);
-	return false;
 }
 
 /* Do [@start, @end) and the bytes of @s's section overlap? */
@@ -379,30 +428,99 @@ static void sframe_user_bytes_changed(struct mm_struct *mm,
 	sframe_user_publish(mm, new);
 }
 
+/*
+ * A new executable file mapping, to be looked at on the way back to user
+ * space (sframe_user_elf_fn()): @file is held, @start, @pgoff and @mm say
+ * which mapping it was.
+ */
+struct sframe_user_pending {
+	struct callback_head work;
+	struct file *file;
+	const struct mm_struct *mm;	/* identity only */
+	unsigned long start, pgoff;
+};
+
+static void sframe_user_prefault_sec(const struct sframe_user_sec *sec);
+
+/*
+ * task_work of sframe_user_mmap(): read the ELF headers of the new mapping's
+ * file with no lock held, then, under mmap_lock, enter its section if the
+ * mapping is still there as it was.  Runs before the task returns to user
+ * space from the mmap() or execve() that made the mapping, so before any
+ * of its code can run in this task; and at exit (no mm), where it only
+ * drops its reference.
+ */
+static void sframe_user_elf_fn(struct callback_head *head)
+{
+	struct sframe_user_pending *p =
+		container_of(head, struct sframe_user_pending, work);
+	struct mm_struct *mm = current->mm;
+	struct sframe_user_sec sec = { };
+	struct vm_area_struct *vma;
+	struct elf64_phdr *ph = NULL;
+	bool known = false;
+	int phnum;
+
+	if (!mm || mm != p->mm || (current->flags & PF_EXITING))
+		goto out;
+	phnum = sframe_user_read_phdrs(p->file, &ph);
+	if (!phnum || mmap_write_lock_killable(mm))
+		goto out;
+	/* The same file at the same offsets (merged or split since, maybe). */
+	vma = vma_lookup(mm, p->start);
+	if (vma && vma->vm_file == p->file && (vma->vm_flags & VM_EXEC) &&
+	    vma->vm_pgoff + ((p->start - vma->vm_start) >> PAGE_SHIFT) ==
+	    p->pgoff && sframe_user_place(vma, ph, phnum, &sec)) {
+		if (!sframe_user_bytes_sealed(mm, &sec))
+			__set_bit(SFRAME_USER_NO_CACHE, &sec.flags);
+		sframe_user_insert(mm, &sec);
+		known = true;
+	}
+	mmap_write_unlock(mm);
+	/* Its pages, before user code runs: perf cannot fault them in. */
+	if (known)
+		sframe_user_prefault_sec(&sec);
+out:
+	kfree(ph);
+	fput(p->file);
+	kfree(p);
+}
+
 /**
  * sframe_user_mmap() - note a new mapping (mmap hook)
  * @vma: the mapping, just inserted; mmap_lock is held for writing
  *
- * An executable file mapping of an ELF file with PT_GNU_SFRAME makes its
- * section known (cached while its bytes are sealed,
- * sframe_user_bytes_sealed()); a mapping over a known section's bytes
- * seals it again or stops the caching of its answers; any mapping of a
- * known section's bytes gets them faulted in (sframe_user_prefault()).
+ * A mapping over a known section's bytes seals it again or stops the
+ * caching of its answers, and gets them faulted in
+ * (sframe_user_prefault()).  An executable file mapping is looked at
+ * later, on the task's way back to user space (sframe_user_elf_fn()):
+ * reading its ELF headers is file I/O, which must not happen under
+ * mmap_lock (the filesystem may take the inode lock, which ranks above
+ * mmap_lock, or wait on a server or another task).
  */
 void sframe_user_mmap(struct vm_area_struct *vma)
 {
-	struct sframe_user_sec sec = { };
+	struct sframe_user_pending *p;
 
 	if (!vma->vm_mm || vma->vm_mm != current->mm)
 		return;
-	/* Known sections first: a new entry checks its own bytes. */
 	sframe_user_bytes_changed(vma->vm_mm, vma->vm_start, vma->vm_end,
 				  SFRAME_USER_REMAPPED);
 	if ((vma->vm_flags & VM_EXEC) && vma->vm_file &&
-	    sframe_user_elf(vma, &sec)) {
-		if (!sframe_user_bytes_sealed(vma->vm_mm, &sec))
-			__set_bit(SFRAME_USER_NO_CACHE, &sec.flags);
-		sframe_user_insert(vma->vm_mm, &sec);
+	    !(current->flags & PF_KTHREAD)) {
+		p = kmalloc(sizeof(*p), GFP_KERNEL);
+		if (p) {
+			init_task_work(&p->work, sframe_user_elf_fn);
+			p->file = get_file(vma->vm_file);
+			p->mm = vma->vm_mm;
+			p->start = vma->vm_start;
+			p->pgoff = vma->vm_pgoff;
+			if (task_work_add(current, &p->work, TWA_RESUME)) {
+				/* Exiting; the mapping holds the file too. */
+				fput(p->file);
+				kfree(p);
+			}
+		}
 	}
 	sframe_user_prefault(vma);
 }
@@ -618,6 +736,14 @@ static void sframe_user_prefault(struct vm_area_struct *vma)
 	}
 }
 
+/* A section just made known: fault in its bytes before user code runs. */
+static void sframe_user_prefault_sec(const struct sframe_user_sec *sec)
+{
+	if (READ_ONCE(sframe_user_prefault_on))
+		sframe_user_queue_fault_in(current, sec->sframe, sec->size,
+					   GFP_KERNEL, &sframe_user_prefaults);
+}
+
 /**
  * sframe_user_fork() - fault in a forked child's sections (copy_process())
  * @p: the new task, not running yet
@@ -687,6 +813,7 @@ static void sframe_user_want_pages(unsigned long pc)
 struct sframe_user_stats {
 	u64 samples, frames, frames_sframe, frames_fp, errors, cycles;
 	u64 cache_hits, cache_misses;
+	u64 lookup_budget, sample_budget, unsorted, refused;
 };
 
 static DEFINE_PER_CPU(struct sframe_user_stats, sframe_user_stats);
@@ -715,7 +842,7 @@ static const struct sframe_step_mem sframe_user_mem = {
 
 static const struct sframe_step_arch sframe_user_arch = SFRAME_ARCH_STEP;
 
-enum sframe_user_step { SFU_NEXT, SFU_END, SFU_ERROR };
+enum sframe_user_step { SFU_NEXT, SFU_END, SFU_ERROR, SFU_STOP };
 
 /*
  * The answer cache: per CPU, two-way set-associative by PC (a free entry
@@ -779,25 +906,62 @@ static void sframe_user_cache_put(unsigned long pc, u64 id, int err,
 }
 
 /*
+ * Never look up in the section of @pc again (until its mapping changes and
+ * with it the table entry): its lookups cost more than the budget, or it
+ * cannot be searched (FDEs not sorted).  Said once per entry.
+ */
+static void sframe_user_refuse(unsigned long pc, const char *why)
+{
+	struct sframe_user_sec *s;
+	u64 id;
+
+	rcu_read_lock();
+	s = sframe_user_sec_of(pc, &id);
+	if (s && !test_and_set_bit(SFRAME_USER_REFUSED, &s->flags))
+		pr_info_ratelimited("%s[%d]: SFrame section at %#lx (%lu bytes) %s: user walks end there\n",
+				    current->comm, task_pid_nr(current),
+				    s->sframe, s->size, why);
+	rcu_read_unlock();
+}
+
+/* sframe_user_rule(): no known section holds the PC; the walk must end. */
+#define SFRAME_USER_NO_SEC	1
+#define SFRAME_USER_STOP	2
+
+/*
  * The rule of @lookup from the SFrame section of its mapping: from the
  * answer cache, or opened (its header validated) once per walk and
- * section, every read after that bounds-checked again.
+ * section, every read after that bounds-checked again.  The lookup makes
+ * at most %SFRAME_USER_LOOKUP_COPIES copies from the section and no more
+ * than @left, the sample's remaining copies, which it decreases.
  *
- * Return: 0 with @rule filled, 1 if no known section holds @lookup, or a
- * negative SFrame error (-SFRAME_E_NO_FDE: in the section, not in an FDE).
+ * FDEs that are not sorted are never searched: a linker sorts them
+ * (relocatable objects, which have them in any order, are not mapped to
+ * run), and a linear scan costs the whole section per lookup.
+ *
+ * Return: 0 with @rule filled, %SFRAME_USER_NO_SEC if no known section
+ * holds @lookup, %SFRAME_USER_STOP if the section is refused or the budget
+ * ran out, or a negative SFrame error (-SFRAME_E_NO_FDE: in the section,
+ * not in an FDE).
  */
 static int sframe_user_rule(struct sframe_user_cursor *cur,
-			    unsigned long lookup, struct sframe_rows_rule *rule)
+			    unsigned long lookup, struct sframe_rows_rule *rule,
+			    u32 *left)
 {
 	struct sframe_user_answer *a;
 	struct sframe_rule found;
 	struct sframe_user_sec us;
+	u32 budget;
 	bool cache;
 	u64 id;
 	int err;
 
 	if (!sframe_user_find_sec(lookup, &us, &id))
-		return 1;			/* no section: not an error */
+		return SFRAME_USER_NO_SEC;	/* not an error */
+	if (test_bit(SFRAME_USER_REFUSED, &us.flags)) {
+		this_cpu_inc(sframe_user_stats.refused);
+		return SFRAME_USER_STOP;
+	}
 	cache = READ_ONCE(sframe_user_cache_on) &&
 		!test_bit(SFRAME_USER_NO_CACHE, &us.flags);
 	if (cache) {
@@ -810,27 +974,45 @@ static int sframe_user_rule(struct sframe_user_cursor *cur,
 			return a->err;
 		}
 	}
+	budget = min_t(u32, SFRAME_USER_LOOKUP_COPIES, *left);
+	cur->budget = budget;
+	cur->spent = false;
 	if (cur->base != us.sframe || cur->limit != us.size) {
 		cur->base = us.sframe;
 		cur->limit = us.size;
 		cur->win_len = 0;
 		err = sframe_user_open(&cur->sec, (const void *)us.sframe,
 				       us.size, us.sframe, 0);
-		if (err == -SFRAME_E_FAULT)
-			sframe_user_want_pages(lookup);
 		if (!err && cur->sec.sp_reg != SFRAME_ARCH_SP_REG)
 			err = -SFRAME_E_ABI;	/* another architecture's */
-		if (err) {
-			cur->base = 0;
-			return err;
+		if (!err && !(cur->sec.flags & SFRAME_F_FDE_SORTED)) {
+			this_cpu_inc(sframe_user_stats.unsorted);
+			sframe_user_refuse(lookup, "has FDEs not sorted");
+			err = SFRAME_USER_STOP;
 		}
+		if (err)
+			cur->base = 0;
+	} else {
+		err = 0;
 	}
-	err = sframe_user_find(&cur->sec, lookup, &found);
-	if (!err)
-		sframe_rule_recovery(rule, &found);
+	if (!err) {
+		err = sframe_user_find(&cur->sec, lookup, &found);
+		if (!err)
+			sframe_rule_recovery(rule, &found);
+		this_cpu_inc(sframe_user_stats.cache_misses);
+	}
+	*left -= budget - cur->budget;
+	if (cur->spent) {
+		if (budget == SFRAME_USER_LOOKUP_COPIES) {
+			this_cpu_inc(sframe_user_stats.lookup_budget);
+			sframe_user_refuse(lookup, "costs more than the lookup budget");
+		} else {
+			this_cpu_inc(sframe_user_stats.sample_budget);
+		}
+		return SFRAME_USER_STOP;
+	}
 	if (err == -SFRAME_E_FAULT)
 		sframe_user_want_pages(lookup);
-	this_cpu_inc(sframe_user_stats.cache_misses);
 	/* Answers of the section's bytes; not a failed read or a bad header. */
 	if (cache && (!err || err == -SFRAME_E_NO_FDE))
 		sframe_user_cache_put(lookup, id, err, rule);
@@ -842,7 +1024,8 @@ static int sframe_user_rule(struct sframe_user_cursor *cur,
  * SP unknown after an arm64 frame-record step) with the frame record.
  */
 static enum sframe_user_step sframe_user_step(struct sframe_user_frame *f,
-					      unsigned long *ra, bool *fp_used)
+					      unsigned long *ra, bool *fp_used,
+					      u32 *left)
 {
 	bool exact = f->regs.flags & SFRAME_FRAME_EXACT;
 	unsigned long lookup = exact ? f->regs.pc : f->regs.pc - 1, slot;
@@ -850,13 +1033,15 @@ static enum sframe_user_step sframe_user_step(struct sframe_user_frame *f,
 	int err;
 
 	*fp_used = false;
-	err = sframe_user_rule(&f->cur, lookup, &rule);
+	err = sframe_user_rule(&f->cur, lookup, &rule, left);
+	if (err == SFRAME_USER_STOP)
+		return SFU_STOP;
 	/* arm64 PLT stubs, interrupted before any frame exists. */
 	if (err == -SFRAME_E_NO_FDE && IS_ENABLED(CONFIG_ARM64) && exact) {
 		sframe_lr_entry_rule(&sframe_user_arch, &rule);
 		err = 0;
 	}
-	if (err == 1 || err == -SFRAME_E_NO_FDE) {
+	if (err == SFRAME_USER_NO_SEC || err == -SFRAME_E_NO_FDE) {
 		*fp_used = true;
 		sframe_fp_record_rule(&sframe_user_arch,
 				      IS_ENABLED(CONFIG_ARM64), &rule);
@@ -905,6 +1090,7 @@ bool sframe_user_callchain(struct perf_callchain_entry_ctx *entry,
 		},
 	};
 	unsigned int n, frames = 0, by_fp = 0;
+	u32 left = SFRAME_USER_SAMPLE_COPIES;
 	bool fp_used, error = false;
 	u64 c0 = get_cycles();
 	unsigned long ra;
@@ -914,7 +1100,8 @@ bool sframe_user_callchain(struct perf_callchain_entry_ctx *entry,
 	__this_cpu_inc(sframe_user_nesting);
 	for (n = 0; n < SFRAME_USER_MAX_FRAMES && entry->nr < entry->max_stack;
 	     n++) {
-		enum sframe_user_step s = sframe_user_step(&f, &ra, &fp_used);
+		enum sframe_user_step s = sframe_user_step(&f, &ra, &fp_used,
+							   &left);
 
 		if (s != SFU_NEXT) {
 			error = s == SFU_ERROR;
@@ -965,6 +1152,10 @@ static int sframe_user_stats_show(struct seq_file *m, void *v)
 		sum.cycles += s->cycles;
 		sum.cache_hits += s->cache_hits;
 		sum.cache_misses += s->cache_misses;
+		sum.lookup_budget += s->lookup_budget;
+		sum.sample_budget += s->sample_budget;
+		sum.unsorted += s->unsorted;
+		sum.refused += s->refused;
 	}
 	seq_printf(m, "samples %llu\nframes %llu\nframes_sframe %llu\n",
 		   sum.samples, sum.frames, sum.frames_sframe);
@@ -972,6 +1163,9 @@ static int sframe_user_stats_show(struct seq_file *m, void *v)
 		   sum.errors, div64_u64(sum.cycles * sframe_user_cycle_ps, 1000));
 	seq_printf(m, "cache_hits %llu\ncache_misses %llu\n", sum.cache_hits,
 		   sum.cache_misses);
+	seq_printf(m, "lookup_budget %llu\nsample_budget %llu\nunsorted %llu\nrefused %llu\n",
+		   sum.lookup_budget, sum.sample_budget, sum.unsorted,
+		   sum.refused);
 	seq_printf(m, "prefault_requests %ld\nlazy_fault_requests %ld\nfault_in_pages %ld\n",
 		   atomic_long_read(&sframe_user_prefaults),
 		   atomic_long_read(&sframe_user_lazy_faults),

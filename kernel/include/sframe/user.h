@@ -27,6 +27,20 @@ struct sframe_rule;
 /* A walk stops after this many frames whatever perf's limit. */
 #define SFRAME_USER_MAX_FRAMES		256
 
+/*
+ * The cost bound of a walk, in copies from a user section (each at most
+ * 128 bytes, kernel/core_uaccess.h), whatever the section holds: one
+ * lookup makes at most %SFRAME_USER_LOOKUP_COPIES (8 KiB), one sample at
+ * most %SFRAME_USER_SAMPLE_COPIES (32 KiB) over all its lookups.  A
+ * linker-made section needs a header, a binary search (about 12 copies
+ * for 4,000 functions, 23 at the 64 MiB size limit) and the function's
+ * rows (one or two copies for all but the largest functions).  A lookup
+ * that runs out ends its walk and the section is looked up in no more
+ * (a forged or pathological section); a sample that runs out ends there.
+ */
+#define SFRAME_USER_LOOKUP_COPIES	64
+#define SFRAME_USER_SAMPLE_COPIES	256
+
 #ifdef CONFIG_SFRAME_USER_UNWIND
 
 /*
