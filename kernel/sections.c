@@ -61,12 +61,23 @@ static struct sframe_annot_table sframe_vmlinux_annot __ro_after_init;
 DEFINE_PER_CPU(struct sframe_cache_entry [SFRAME_CACHE_SIZE], sframe_cache);
 /* Fills of a full set, for the choice of the entry replaced. */
 static DEFINE_PER_CPU(unsigned int, sframe_cache_fills);
-unsigned int sframe_cache_gen = 1;
+/* A fill under way on this CPU: a walk nested in it must not fill. */
+static DEFINE_PER_CPU(bool, sframe_cache_filling);
+atomic_t sframe_cache_gen = ATOMIC_INIT(1);
 static bool sframe_cache_ready __read_mostly;
 
+/*
+ * A new generation: every cached answer is gone.  Called after a change of
+ * what a lookup can find (the module list, a module's init text): the
+ * release orders that change before the new generation, and a fill reads
+ * the generation before what it looks up (smp_rmb() there), so an answer
+ * cached under the new generation was looked up in the changed state.
+ * Atomic: callers do not serialize (tests flush without the lock), and
+ * each call must give a generation no earlier one gave.
+ */
 static void sframe_cache_invalidate(void)
 {
-	WRITE_ONCE(sframe_cache_gen, READ_ONCE(sframe_cache_gen) + 1);
+	atomic_inc_return_release(&sframe_cache_gen);
 }
 
 /**
@@ -953,44 +964,13 @@ static noinline void sframe_answer_uncached(unsigned long pc,
 	ans->rule = &ans->own;
 }
 
-/**
- * sframe_kernel_answer_fill() - look up what the cache does not have
- * @pc: text address
- * @e: the first entry of its cache set (of this CPU)
- * @gen: the cache generation read before
- * @scratch: where the answer goes when it is not cached
- *
- * The slow path of sframe_kernel_answer(), with preemption disabled.  In
- * task context (once the cache is ready) the answer is written into @e
- * directly, marked empty meanwhile; an interrupt's answer goes to
- * @scratch.  vmlinux's decoded rows give the rule without a copy on the
- * way.
- *
- * Return: the answer (in @e or @scratch).
- */
-noinline const struct sframe_answer *
-sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
-			  unsigned int gen, struct sframe_answer *scratch)
+/* The answer for @pc, looked up afresh into @ans. */
+static void sframe_answer_compute(unsigned long pc, struct sframe_answer *ans)
 {
 	const struct sframe_rows_rule *r = NULL;
 	const struct sframe_rows *rows;
-	struct sframe_answer *ans = scratch;
-	bool fill;
 	int err;
 
-	fill = READ_ONCE(sframe_cache_ready) && !in_interrupt();
-	if (fill) {
-		/*
-		 * An entry of the set that is empty or of an older
-		 * generation, else the two in turn.
-		 */
-		if (READ_ONCE(e->pc) && e->gen == gen)
-			e += !READ_ONCE(e[1].pc) || e[1].gen != gen ||
-			     (__this_cpu_inc_return(sframe_cache_fills) & 1);
-		WRITE_ONCE(e->pc, 0);
-		barrier();
-		ans = &e->ans;
-	}
 	if (sframe_in_vmlinux(pc) && sframe_vmlinux_text(pc)) {
 		/* Published complete by the worker's release store. */
 		rows = smp_load_acquire(&sframe_vmlinux_rows);
@@ -1008,15 +988,97 @@ sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
 	}
 	ans->after_call = sframe_arch_after_call(pc + 1);
 	ans->plain = !ans->annot && !ans->err && ans->after_call;
+}
+
+/**
+ * sframe_kernel_answer_fill() - look up what the cache does not have
+ * @pc: text address
+ * @e: the first entry of its cache set (of this CPU)
+ * @gen: the cache generation read before
+ * @scratch: where the answer goes when it is not cached
+ *
+ * The slow path of sframe_kernel_answer(), with preemption disabled.  In
+ * task context (once the cache is ready) the answer is written into @e
+ * directly, marked empty meanwhile; an interrupt's answer goes to
+ * @scratch, and so does that of a walk nested in a fill (a tracer's).
+ * vmlinux's decoded rows give the rule without a copy on the way.
+ *
+ * Return: the answer (in @e or @scratch).
+ */
+noinline const struct sframe_answer *
+sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
+			  unsigned int gen, struct sframe_answer *scratch)
+{
+	struct sframe_answer *ans = scratch;
+	bool fill;
+
+	/*
+	 * What follows is looked up after @gen was read (pairs with the
+	 * release in sframe_cache_invalidate()).
+	 */
+	smp_rmb();
+	/*
+	 * Only the outermost fill in task context writes the cache: what it
+	 * calls can be traced, and a tracer's stack trace (func_stack_trace,
+	 * the stack tracer, a stacktrace trigger, bpf_get_stack()) walks
+	 * again on this CPU, in this context, in the middle of the fill.
+	 */
+	fill = READ_ONCE(sframe_cache_ready) && !in_interrupt() &&
+	       !__this_cpu_read(sframe_cache_filling);
+	if (fill) {
+		__this_cpu_write(sframe_cache_filling, true);
+		/*
+		 * An entry of the set that is empty or of an older
+		 * generation, else the two in turn.
+		 */
+		if (READ_ONCE(e->pc) && e->gen == gen)
+			e += !READ_ONCE(e[1].pc) || e[1].gen != gen ||
+			     (__this_cpu_inc_return(sframe_cache_fills) & 1);
+		WRITE_ONCE(e->pc, 0);
+		barrier();
+		ans = &e->ans;
+	}
+	sframe_answer_compute(pc, ans);
 	if (fill) {
 		e->gen = gen;
 		barrier();
 		WRITE_ONCE(e->pc, pc);
+		__this_cpu_write(sframe_cache_filling, false);
 	}
 	return ans;
 }
 
 NOKPROBE_SYMBOL(sframe_kernel_answer_fill);
+
+/**
+ * sframe_kernel_cache_check() - this CPU's cached answers against fresh ones
+ *
+ * For tests: every entry of the current generation is looked up again.
+ * Call with preemption disabled.
+ *
+ * Return: the number of entries whose answer differs.
+ */
+unsigned int sframe_kernel_cache_check(void)
+{
+	struct sframe_cache_entry *c = this_cpu_ptr(sframe_cache);
+	unsigned int i, gen = atomic_read(&sframe_cache_gen), bad = 0;
+	struct sframe_answer fresh;
+
+	for (i = 0; i < SFRAME_CACHE_SIZE; i++) {
+		const struct sframe_answer *a = &c[i].ans;
+		unsigned long pc = READ_ONCE(c[i].pc);
+
+		if (!pc || c[i].gen != gen)
+			continue;
+		sframe_answer_compute(pc, &fresh);
+		bad += a->err != fresh.err || a->annot != fresh.annot ||
+		       a->after_call != fresh.after_call ||
+		       a->plain != fresh.plain ||
+		       (!a->err && memcmp(a->rule, fresh.rule, sizeof(*a->rule)));
+	}
+	return bad;
+}
+EXPORT_SYMBOL_GPL(sframe_kernel_cache_check);
 
 /**
  * sframe_kernel_lookup() - annotation and SFrame rule of a text address
@@ -1326,6 +1388,20 @@ void sframe_module_free(struct module *mod)
 }
 
 /**
+ * sframe_module_init_freed() - a module's init text is going (loader hook)
+ * @mod: the module; its init layout was just emptied, the memory is freed
+ *       after an RCU grace period
+ *
+ * Lookups no longer find the init text (within_module() is false for it
+ * now); answers cached for it before must not outlive it, as its
+ * addresses will hold other code.
+ */
+void sframe_module_init_freed(struct module *mod)
+{
+	sframe_cache_invalidate();
+}
+
+/**
  * sframe_debugfs_dir() - debugfs "sframe/", created on first use
  *
  * The statistics of the user unwinder ("user") and of reliable walks
@@ -1451,10 +1527,38 @@ static const struct file_operations sframe_lookup_fops = {
 	.release	= single_release,
 };
 
+/*
+ * debugfs sframe/cache_check: every CPU's cached answers looked up again
+ * (sframe_kernel_cache_check()); one line per CPU with the number that
+ * differ.  The boot tests read it after running tracers whose callbacks
+ * walk in the middle of our own lookups.
+ */
+static void sframe_cache_check_cpu(void *bad)
+{
+	*(unsigned int *)bad = sframe_kernel_cache_check();
+}
+
+static int sframe_cache_check_show(struct seq_file *m, void *v)
+{
+	unsigned int bad;
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		bad = 0;
+		if (!smp_call_function_single(cpu, sframe_cache_check_cpu,
+					      &bad, 1))
+			seq_printf(m, "cpu%d %u\n", cpu, bad);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sframe_cache_check);
+
 static int __init sframe_lookup_debugfs_init(void)
 {
 	debugfs_create_file("lookup", 0600, sframe_debugfs_dir(), NULL,
 			    &sframe_lookup_fops);
+	debugfs_create_file("cache_check", 0400, sframe_debugfs_dir(), NULL,
+			    &sframe_cache_check_fops);
 	return 0;
 }
 late_initcall(sframe_lookup_debugfs_init);

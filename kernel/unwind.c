@@ -269,16 +269,22 @@ static bool sframe_uw_regs(struct sframe_unwind_state *state,
  */
 static bool sframe_uw_in_rest_init(unsigned long pc)
 {
-	static unsigned long start, end;
-	unsigned long size, off;
+	/*
+	 * Its end, found once.  One word, written whole (racing CPUs write
+	 * the same value) and read whole: no other data is published with
+	 * it, so it needs no ordering; the start is a constant.
+	 */
+	static unsigned long end;
+	unsigned long start = (unsigned long)rest_init, e, size, off;
 
-	if (!end) {
-		start = (unsigned long)rest_init;
+	e = READ_ONCE(end);
+	if (!e) {
 		if (!kallsyms_lookup_size_offset(start, &size, &off) || off)
 			return false;
-		WRITE_ONCE(end, start + size);
+		e = start + size;
+		WRITE_ONCE(end, e);
 	}
-	return pc >= start && pc < READ_ONCE(end);
+	return pc >= start && pc < e;
 }
 
 /*

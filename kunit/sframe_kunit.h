@@ -51,6 +51,9 @@ struct sframe_kunit_fixture {
 	u32 nrows;
 };
 
+/* vmlinux's annotation table (the linker script brackets it). */
+extern struct sframe_annot __start_sframe_annot[], __stop_sframe_annot[];
+
 /**
  * sframe_kunit_symbol() - the symbol containing an address
  * @addr: kernel or module address

@@ -13,6 +13,7 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/ftrace.h>
+#include <linux/hash.h>
 #include <linux/hrtimer.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
@@ -964,6 +965,92 @@ static void sfu_test_cache(struct kunit *test)
 	KUNIT_EXPECT_GT(test, checked, 0U);
 }
 
+/*
+ * A walk nested in a cache fill (a tracer's callback on a function the fill
+ * calls: func_stack_trace, the stack tracer, a stacktrace trigger,
+ * bpf_get_stack()) must not leave one PC cached with another's answer.  The
+ * fill of @pc1 (annotated, no FDE: its annotation is found before the
+ * rows are searched) is traced in sframe_rows_find(); the callback walks
+ * and looks up @pc2, of the same cache set, without an annotation.
+ */
+static unsigned long sfu_reentry_pc;
+static atomic_t sfu_reentry_hits;
+
+static notrace void sfu_reentry_cb(unsigned long ip, unsigned long parent_ip,
+				   struct ftrace_ops *op,
+				   struct ftrace_regs *fregs)
+{
+	const struct sframe_annot *a;
+	unsigned long entries[16];
+	unsigned long pc = READ_ONCE(sfu_reentry_pc);
+	struct sframe_rule r;
+
+	if (!pc)
+		return;
+	atomic_inc(&sfu_reentry_hits);
+	stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	sframe_kernel_lookup(pc, &a, &r);
+}
+
+static struct ftrace_ops sfu_reentry_ops = {
+	.func = sfu_reentry_cb,
+};
+
+static unsigned int sfu_cache_set(unsigned long pc)
+{
+	return hash_long(pc, SFRAME_CACHE_BITS - 1);
+}
+
+static void sfu_test_cache_reentry(struct kunit *test)
+{
+	unsigned long pc1 = 0, pc2, start, size;
+	const struct sframe_annot *a;
+	struct sframe_rule r;
+	unsigned int bad;
+	int ret;
+
+	for (a = __start_sframe_annot; a < __stop_sframe_annot && !pc1; a++) {
+		unsigned long pc = (unsigned long)&a->pc + a->pc;
+
+		if (a->type && core_kernel_text(pc) &&
+		    sframe_kernel_find(pc, &r) == -SFRAME_E_NO_FDE)
+			pc1 = pc;
+	}
+	if (!pc1)
+		kunit_skip(test, "no annotated vmlinux text without an FDE");
+	KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol((unsigned long)sfu_test_cache,
+						    &start, &size));
+	for (pc2 = start; pc2 < start + size; pc2++)
+		if (sfu_cache_set(pc2) == sfu_cache_set(pc1) &&
+		    !sframe_annot_find(pc2))
+			break;
+	if (pc2 == start + size)
+		kunit_skip(test, "no PC of the same cache set");
+
+	ret = ftrace_set_filter(&sfu_reentry_ops, "sframe_rows_find",
+				strlen("sframe_rows_find"), 1);
+	if (ret)
+		kunit_skip(test, "sframe_rows_find cannot be traced: %d", ret);
+	ret = register_ftrace_function(&sfu_reentry_ops);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+
+	atomic_set(&sfu_reentry_hits, 0);
+	preempt_disable();
+	sframe_kernel_cache_flush();
+	WRITE_ONCE(sfu_reentry_pc, pc2);
+	sframe_kernel_lookup(pc1, &a, &r);
+	WRITE_ONCE(sfu_reentry_pc, 0);
+	bad = sframe_kernel_cache_check();
+	preempt_enable();
+
+	unregister_ftrace_function(&sfu_reentry_ops);
+	ftrace_free_filter(&sfu_reentry_ops);
+	kunit_info(test, "%pS filled, %pS looked up in %d nested walks: %u cached answers differ\n",
+		   (void *)pc1, (void *)pc2, atomic_read(&sfu_reentry_hits), bad);
+	KUNIT_EXPECT_GT(test, atomic_read(&sfu_reentry_hits), 0);
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+}
+
 #ifdef SFRAME_ARCH_CALL_SIZE
 /*
  * The return-site table against the lookup cache at @ra: a listed site has
@@ -1051,6 +1138,7 @@ static struct kunit_case sframe_unwind_cases[] = {
 	KUNIT_CASE(sfu_test_all_tasks),
 	KUNIT_CASE(sfu_test_idle_tasks),
 	KUNIT_CASE(sfu_test_cache),
+	KUNIT_CASE(sfu_test_cache_reentry),
 	KUNIT_CASE(sfu_test_ra_table),
 	{}
 };

@@ -53,6 +53,7 @@ int sframe_kernel_find(unsigned long pc, struct sframe_rule *rule);
 int sframe_kernel_lookup(unsigned long pc, const struct sframe_annot **annot,
 			 struct sframe_rule *rule);
 void sframe_kernel_cache_flush(void);
+unsigned int sframe_kernel_cache_check(void);
 
 /**
  * struct sframe_answer - what an unwinder step asks of a text address
@@ -95,7 +96,7 @@ struct sframe_cache_entry {
 };
 
 DECLARE_PER_CPU(struct sframe_cache_entry [SFRAME_CACHE_SIZE], sframe_cache);
-extern unsigned int sframe_cache_gen;
+extern atomic_t sframe_cache_gen;
 
 const struct sframe_answer *
 sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
@@ -126,7 +127,12 @@ sframe_kernel_answer(unsigned long pc, struct sframe_answer *scratch)
 	struct sframe_cache_entry *e;
 	unsigned int gen;
 
-	gen = READ_ONCE(sframe_cache_gen);
+	/*
+	 * A hit needs no ordering: an entry of this generation was filled
+	 * after it began.  A fill orders its reads of the module list
+	 * after this one (sframe_kernel_answer_fill()).
+	 */
+	gen = atomic_read(&sframe_cache_gen);
 	/* The set of @pc: its first entry. */
 	e = this_cpu_ptr(&sframe_cache[hash_long(pc, SFRAME_CACHE_BITS - 1) *
 				       SFRAME_CACHE_WAYS]);
