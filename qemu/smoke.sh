@@ -27,8 +27,8 @@ deep=
 grep -qw sframe_deep /proc/cmdline && deep=1
 # sframe_only=a,b (QEMU_APPEND of scripts/qemu-test.sh): only these parts
 # (modules, livepatch, selftests, klp-bench, demo, churn, user, perf,
-# hostile-mt: the concurrent hostile run only, bench: the benchmarks only),
-# for working on one of them.
+# costly: the cost of forged user sections, hostile-mt: the concurrent
+# hostile run only, bench: the benchmarks only), for working on one of them.
 only=$(sed -n 's/.*sframe_only=\([^ ]*\).*/\1/p' /proc/cmdline)
 want() {
 	[ -z "$only" ] && return 0
@@ -43,20 +43,20 @@ mark() {
 }
 
 # log_clean NAME: PASS/FAIL "NAME: kernel log clean" for the kernel log
-# since mark NAME: no oops, BUG, WARN, KASAN/UBSAN report, lockup, hung
-# task or OOM kill.
+# since mark NAME: no oops, BUG, WARN, KASAN/UBSAN report, lockup, RCU
+# stall, hung task or OOM kill.
 log_clean() {
 	if dmesg | grep -q "smoke: $1: start"; then
 		dmesg | sed -n "/smoke: $1: start/,\$p"
 	else
 		dmesg
 	fi >/tmp/log-clean.dmesg
-	if grep -E "Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|Call [Tt]race|Unable to handle kernel|general protection|soft lockup|hung task|blocked for more than|Out of memory" \
+	if grep -E "Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|Call [Tt]race|Unable to handle kernel|general protection|soft lockup|hard LOCKUP|rcu_sched detected stalls|rcu_preempt detected stalls|self-detected stall|hung task|blocked for more than|Out of memory" \
 		/tmp/log-clean.dmesg >/tmp/log-clean.splat; then
 		echo "FAIL: $1: kernel log clean"
 		head -n 40 /tmp/log-clean.splat | sed 's/^/    /'
 	else
-		echo "PASS: $1: kernel log clean (no splat or lockup report)"
+		echo "PASS: $1: kernel log clean (no splat, lockup or stall report)"
 	fi
 }
 
@@ -738,6 +738,68 @@ perf_tool_tests() {
 	done
 }
 
+# ---- a forged .sframe costs a bounded time per sample ----------------------
+# /usr/test/sframe-costly SHAPE 3 spins 3 s at the bottom of a 100-frame
+# frame-pointer chain while Debian's perf samples it at 1 kHz (user-only
+# cpu-clock, kernel-side callchains: a sample looks up ~100 PCs in the
+# program's SFrame section). SHAPE real: its own .sframe. The others
+# re-exec a copy of the program whose PT_GNU_SFRAME points to 64 MiB of
+# anonymous memory it fills with a well-formed section that makes each
+# lookup walk all of it (qemu/user/costly.c): unsorted (v2 without the
+# sorted flag, 2.8 million FDEs, none covering the text), rows (one FDE,
+# 9.6 million rows, the answer in the last), v3 (unsorted v3: each FDE's
+# attribute read from elsewhere in the section), pcmask (one v1 PCMASK
+# FDE: all its rows scanned on every lookup). Unbounded, one such lookup
+# costs milliseconds, a sample seconds of interrupt time. Each forged
+# shape must keep >= 50% of real's loop throughput: the kernel bounds the
+# work of a lookup and of a sample whatever a section holds. With each:
+# samples, the kernel's walk time per sample and the walks its budgets
+# stopped (debugfs sframe/user, reset before each run). A soft lockup or
+# RCU stall meanwhile fails (log_clean).
+user_costly_tests() {
+	export HOME=/tmp
+	uc_stats=/sys/kernel/debug/sframe/user
+	grep -q " /sys/kernel/debug debugfs " /proc/mounts ||
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	# arm64: call-graph=fp in the event, as perf_tool_tests (no user LR)
+	uc_ev="-e cpu-clock:u -g"
+	[ "$(uname -m)" = aarch64 ] && uc_ev="-e cpu-clock/call-graph=fp/u"
+	uc_real=
+	mark "user costly"
+	for uc_shape in real unsorted rows v3 pcmask; do
+		[ -w $uc_stats ] && echo 0 >$uc_stats
+		# shellcheck disable=SC2086 # uc_ev: several words
+		perf record $uc_ev -F 1000 -N -B -o /tmp/costly.data -- \
+			/usr/test/sframe-costly $uc_shape 3 >/tmp/costly.out 2>&1
+		uc_rc=$?
+		cat $uc_stats >/tmp/costly.stats 2>/dev/null
+		rm -f /tmp/costly.data /tmp/sframe-costly-$uc_shape
+		uc_rate=$(sed -n "s/^sframe-costly: $uc_shape iterations [0-9]* seconds [0-9.]* rate \([0-9]*\)$/\1/p" \
+			/tmp/costly.out)
+		uc_k=$(awk '{ v[$1] = $2 }
+			END { s = v["samples"] + 0
+			      printf "%d samples, kernel SFrame walk %s ns/sample, budget stops %d, unsorted %d, refused lookups %d", s,
+				     (s > 0 ? sprintf("%.0f", v["ns"] / s) : "n/a"),
+				     v["lookup_budget"] + v["sample_budget"], v["unsorted"], v["refused"] }' /tmp/costly.stats)
+		uc_v=FAIL
+		if [ $uc_shape = real ]; then
+			[ "$uc_rc" = 0 ] && [ -n "$uc_rate" ] && uc_v=PASS uc_real=$uc_rate
+			echo "$uc_v: user costly: real: ${uc_rate:-no} iterations/s with its own .sframe ($uc_k)"
+		else
+			[ "$uc_rc" = 0 ] && [ -n "$uc_rate" ] && [ -n "$uc_real" ] &&
+				awk -v r="$uc_rate" -v b="$uc_real" 'BEGIN { exit !(2 * r >= b) }' &&
+				uc_v=PASS
+			uc_pct=$(awk -v r="${uc_rate:-0}" -v b="${uc_real:-0}" \
+				'BEGIN { if (b > 0) printf "%.1f", int(1000 * r / b) / 10; else print "?" }')
+			echo "$uc_v: user costly: $uc_shape keeps $uc_pct% of real's loop throughput (goal >= 50%; $uc_k)"
+		fi
+		[ $uc_v = PASS ] || { echo "    perf record exit $uc_rc"
+			tail -n 20 /tmp/costly.out | sed 's/^/    /'
+			echo "    kernel sframe/user counters: $(tr '\n' ' ' </tmp/costly.stats)"; }
+	done
+	log_clean "user costly"
+}
+
 # perf user call chains from SFrame (CONFIG_SFRAME_USER_UNWIND): the
 # sampler on each build of the workload, hostile sections and stacks, and
 # the per-sample cost against frame pointers.
@@ -769,6 +831,16 @@ if [ -z "$kunit_only" ] && [ -z "$tour" ] && want perf &&
 		perf_tool_tests
 	else
 		echo "FAIL: perf: /usr/bin/perf not in the initramfs"
+	fi
+fi
+
+# A forged .sframe costs bounded time per sample (user_costly_tests above).
+if [ -z "$kunit_only" ] && [ -z "$tour" ] && want costly &&
+   grep -q 'sframe_user_callchain' /proc/kallsyms && [ -x /usr/test/sframe-costly ]; then
+	if [ -x /usr/bin/perf ]; then
+		user_costly_tests
+	else
+		echo "FAIL: user costly: /usr/bin/perf not in the initramfs"
 	fi
 fi
 

@@ -20,6 +20,11 @@
 #                        SFrame, static
 #   churn                -O2 -fomit-frame-pointer, SFrame, static, threads:
 #                        the load of the churn test (churn.c)
+#   sframe-costly        -O2 frame pointers, SFrame, static non-PIE with its
+#                        text at 0x10000000: spins under perf at the bottom
+#                        of 100 frames with its own .sframe or a forged,
+#                        well-formed but costly one (costly.c, with the
+#                        SFrame core lib/sframe/sframe.c)
 #   chain-clang-static   the sampler built by clang -O2 -fomit-frame-pointer
 #                        (no SFrame of its own), SFrame from each object's
 #                        CFI by tools/sframe-gen --object, static
@@ -78,6 +83,10 @@ EHHDR="-Wl,--eh-frame-hdr"
 # otherwise; sframe-hostile mprotects its .sframe pages writable, which must
 # not touch the text mapping (the kernel drops an mm's SFrame record then)
 SEPCODE="-Wl,-z,separate-code"
+# sframe-costly's forged sections lie below its text, within the 2 GiB
+# that v1/v2 32-bit start fields reach, with 10 MB below the text for the
+# rows shape's FDE start: text at 256 MiB instead of 4 MiB
+COSTLYTEXT="-Wl,-Ttext-segment=0x10000000"
 
 # chain-clang-static: the sampler built by clang, which writes no SFrame;
 # each object gets SFrame from its CFI (tools/sframe-gen --object, v1 for
@@ -110,6 +119,7 @@ cmds=(
 "$CC $CFLAGS $OMIT $SFRAME -pthread -DWORK_THREADS=4 -static $EHHDR -o chain-work-threads $WSRCS $LIB"
 "$CC $CFLAGS $OMIT $SFRAME -static $SEPCODE -pthread -I$ROOT/include -o sframe-hostile $SRC/hostile.c $SRC/perfring.c $ROOT/lib/sframe/sframe.c"
 "$CC $CFLAGS $OMIT $SFRAME -static -pthread -o churn $SRC/churn.c $SRC/perfring.c"
+"$CC $CFLAGS $FP $SFRAME -static $COSTLYTEXT -I$ROOT/include -o sframe-costly $SRC/costly.c $ROOT/lib/sframe/sframe.c"
 "gen_clang chain-clang-static $SRCS $LIB"
 "gen_clang chain-work-clang $WSRCS $LIB"
 "$CC $SFRAME -fPIC -shared -nostdlib -DFRAME=0x100 -o libremap-a.so $SRC/remaplib.S"
@@ -118,7 +128,7 @@ cmds=(
 )
 outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp
       chain-work-static chain-work-dyn chain-work-threads sframe-hostile churn
-      chain-clang-static chain-work-clang libremap-a.so libremap-b.so
+      sframe-costly chain-clang-static chain-work-clang libremap-a.so libremap-b.so
       sframe-remap"
 
 # rebuilt when a command line, a source, this script, the compiler or the
@@ -153,7 +163,7 @@ for f in $outs; do
 		{ echo "[user $A] $f: not built for $MACHINE" >&2; exit 1; }
 	case $f in
 	chain-sframe-*|chain-work-*|chain-clang-*|libchain.so|sframe-hostile|churn) want=1 ;;
-	libremap-*|sframe-remap) want=1 ;;
+	sframe-costly|libremap-*|sframe-remap) want=1 ;;
 	*) want=0 ;;
 	esac
 	have=$(readelf -lW "$f" | grep -c '^ *GNU_SFRAME ' || true)
@@ -173,6 +183,11 @@ while read -r _ _ va _ fsz _ flags; do
 done < <(readelf -lW sframe-hostile | grep '^ *LOAD ')
 [ -n "$sf_ro" ] ||
 	{ echo "[user $A] sframe-hostile: .sframe not in a read-only PT_LOAD" >&2; exit 1; }
+# sframe-costly: static non-PIE (its program headers' addresses are the
+# run-time ones), text at 0x10000000
+readelf -h sframe-costly | grep -q 'Type: *EXEC ' &&
+	readelf -lW sframe-costly | grep -q '^ *LOAD .* 0x0*10000000 ' ||
+	{ echo "[user $A] sframe-costly: not static non-PIE at 0x10000000" >&2; exit 1; }
 
 # The loader and every library the dynamic build needs, where the target
 # looks for them: the loader at its PT_INTERP path, libraries in /lib (one

@@ -6,8 +6,8 @@
 # build in /lib/modules/RELEASE (modules_install: modprobe finds them), and
 # those under sframe-unwind/ (modules.order) again in /lib/modules-test/,
 # and the user-space unwinding tests (scripts/build-user.sh, qemu/user/:
-# the sampler builds and sframe-hostile) in /usr/test/ with the dynamic
-# loader and C library they need.
+# the sampler builds, sframe-hostile, sframe-costly...) in /usr/test/ with
+# the dynamic loader and C library they need.
 # With CONFIG_LIVEPATCH=y and CONFIG_TEST_LIVEPATCH=m (their modules) also
 # the kernel's livepatch selftests (tools/testing/selftests/livepatch of
 # the source tree, unmodified) in /selftests/livepatch/, their runner
@@ -269,7 +269,7 @@ EOT
 	echo "dir /usr 755 0 0"
 	echo "dir /usr/test 755 0 0"
 	for f in "$user"/chain-* "$user"/libchain.so "$user"/sframe-hostile "$user"/churn \
-		 "$user"/sframe-remap "$user"/libremap-[ab].so; do
+		 "$user"/sframe-remap "$user"/libremap-[ab].so "$user"/sframe-costly; do
 		echo "file /usr/test/${f##*/} $f 755 0 0"
 	done
 	(cd "$user/sysroot" && find . -mindepth 1 -type d | sort) | sed 's|^\.||' |
