@@ -17,6 +17,11 @@
 #              with LLVM=1 (clang, its integrated assembler, lld, the
 #              LLVM binutils), which write no SFrame: all of it comes
 #              from sframe-gen (qemu/configs/clang.config)
+#   lockdep    make check-lockdep ARCH=...: the test kernel with lockdep,
+#              PROVE_RCU, DEBUG_ATOMIC_SLEEP and DEBUG_PREEMPT, plus ext4
+#              and loop (qemu/configs/lockdep.config)
+#   kcsan      make check-kcsan: the x86_64 test kernel with KCSAN
+#              (qemu/configs/kcsan.config); churn and the user tests
 #
 # The kernel must build, verify with 0 unknown findings, boot under QEMU
 # with -smp 2, load every module it built, and pass our KUnit suites and
@@ -29,8 +34,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 V=${1:-}
 A=${2:-}
 case $V:$A in
-defconfig:*|gen:*|clang:*) ;;
-*) echo "usage: $(basename "$0") defconfig|gen|clang x86_64|arm64" >&2; exit 2 ;;
+defconfig:*|gen:*|clang:*|lockdep:*|kcsan:x86_64) ;;
+kcsan:*) echo "$(basename "$0"): KCSAN: x86_64 only (arm64 6.1 has no KCSAN)" >&2; exit 2 ;;
+*) echo "usage: $(basename "$0") defconfig|gen|clang|lockdep|kcsan x86_64|arm64" >&2; exit 2 ;;
 esac
 export VARIANT=$V
 . "$ROOT/scripts/common.sh"
@@ -87,7 +93,13 @@ stage verify logged "$LOGS/verify-$name.log" "$ROOT/scripts/verify-kernel.sh" "$
 # still usable, and the results are worth having.
 if [ -f "$OUT/$IMAGE" ]; then
 	stage kunit env QEMU_MEM=2048 TIMEOUT=1800 "$ROOT/scripts/kunit.sh" "$A"
-	stage qemu-test env QEMU_MEM=2048 TIMEOUT=2400 "$ROOT/scripts/qemu-test.sh" "$A"
+	if [ "$V" = kcsan ]; then
+		stage qemu-test env QEMU_MEM=2048 TIMEOUT=2400 \
+			QEMU_APPEND=sframe_only=churn,user,costly,hostile-mt \
+			"$ROOT/scripts/qemu-test.sh" "$A"
+	else
+		stage qemu-test env QEMU_MEM=2048 TIMEOUT=2400 "$ROOT/scripts/qemu-test.sh" "$A"
+	fi
 	numbers
 fi
 "$ROOT/scripts/summary.sh" "$stages" "$RESULTS"/*-"$name".txt

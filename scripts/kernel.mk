@@ -14,6 +14,9 @@
 #   make check-gen [ARCH=...]         SFrame generated from CFI (sframe-gen)
 #                                     instead of gas: build, verify, boot, KUnit
 #   make check-clang [ARCH=...]       the same kernel built by clang (LLVM=1)
+#   make check-lockdep [ARCH=...]     lockdep, PROVE_RCU, atomic-sleep and
+#                                     preempt checks: build, boot, KUnit
+#   make check-kcsan                  x86_64 with KCSAN: churn, user tests
 #   make check-configs                our objects in every Kconfig combination
 #   make bench-kernel [ARCH=...]      unwinder and user callchain benchmarks,
 #                                     -icount (twice) and TCG, one line per goal
@@ -23,7 +26,8 @@ KERNEL_ARCHES := x86_64 arm64
 HARNESS := $(dir $(lastword $(MAKEFILE_LIST)))
 
 .PHONY: kernel-deps kernel-prepare kernel kernel-all kunit qemu-test run lint \
-	check-defconfig check-gen check-clang check-configs bench-kernel
+	check-defconfig check-gen check-clang check-lockdep check-kcsan \
+	check-configs bench-kernel
 
 kernel-deps:
 	@$(HARNESS)deps.sh
@@ -57,6 +61,12 @@ check-gen: tools
 
 check-clang: tools
 	@$(HARNESS)check-variant.sh clang $(ARCH)
+
+check-lockdep: tools
+	@$(HARNESS)check-variant.sh lockdep $(ARCH)
+
+check-kcsan: tools
+	@$(HARNESS)check-variant.sh kcsan x86_64
 
 check-configs: kernel-prepare
 	@$(HARNESS)check-configs.sh
