@@ -1530,8 +1530,9 @@ static const struct file_operations sframe_lookup_fops = {
 /*
  * debugfs sframe/cache_check: every CPU's cached answers looked up again
  * (sframe_kernel_cache_check()); one line per CPU with the number that
- * differ.  The boot tests read it after running tracers whose callbacks
- * walk in the middle of our own lookups.
+ * differ.  A write empties the caches (sframe_kernel_cache_flush()).  The
+ * boot tests empty them, run tracers whose callbacks walk in the middle of
+ * our own lookups, and read it.
  */
 static void sframe_cache_check_cpu(void *bad)
 {
@@ -1551,13 +1552,32 @@ static int sframe_cache_check_show(struct seq_file *m, void *v)
 	}
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(sframe_cache_check);
+static int sframe_cache_check_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, sframe_cache_check_show, NULL);
+}
+
+static ssize_t sframe_cache_check_write(struct file *file,
+					const char __user *buf, size_t len,
+					loff_t *ppos)
+{
+	sframe_kernel_cache_flush();
+	return len;
+}
+
+static const struct file_operations sframe_cache_check_fops = {
+	.open		= sframe_cache_check_open,
+	.read		= seq_read,
+	.write		= sframe_cache_check_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
 
 static int __init sframe_lookup_debugfs_init(void)
 {
 	debugfs_create_file("lookup", 0600, sframe_debugfs_dir(), NULL,
 			    &sframe_lookup_fops);
-	debugfs_create_file("cache_check", 0400, sframe_debugfs_dir(), NULL,
+	debugfs_create_file("cache_check", 0600, sframe_debugfs_dir(), NULL,
 			    &sframe_cache_check_fops);
 	return 0;
 }

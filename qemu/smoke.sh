@@ -26,7 +26,7 @@ grep -qw sframe_tour /proc/cmdline && tour=1
 deep=
 grep -qw sframe_deep /proc/cmdline && deep=1
 # sframe_only=a,b (QEMU_APPEND of scripts/qemu-test.sh): only these parts
-# (modules, livepatch, selftests, klp-bench, demo, churn, user, perf,
+# (modules, livepatch, selftests, klp-bench, demo, churn, tracers, user, perf,
 # costly: the cost of forged user sections, hostile-mt: the concurrent
 # hostile run only, bench: the benchmarks only), for working on one of them.
 only=$(sed -n 's/.*sframe_only=\([^ ]*\).*/\1/p' /proc/cmdline)
@@ -77,6 +77,23 @@ if [ -z "$tour" ] && want modules; then
 		intree=$(sed -n 's|^\(.*/\)\{0,1\}\([^/]*\)\.k\{0,1\}o$|\2|p' \
 			/lib/modules/$rel/modules.order |
 			grep -v '^sframe_\|^livepatch[-_]\|^test_klp_' | tr - _)
+	fi
+	# A load that fails after post_relocation() registered the module's
+	# .sframe (arm64: module_finalize() without .text.ftrace_trampoline)
+	# must leave no table behind: lookups of an older module's addresses
+	# walk past where it was, and its memory is freed.
+	if [ -f /lib/modules-broken/isofs.ko ]; then
+		grep -q " /sys/kernel/debug debugfs " /proc/mounts ||
+			mount -t debugfs none /sys/kernel/debug
+		modprobe ext2
+		check "failed module load: isofs without its ftrace PLT is refused" \
+			sh -c '! insmod /lib/modules-broken/isofs.ko'
+		fm_pc=$(awk '$4 == "[ext2]" && ($2 == "t" || $2 == "T") { print "0x" $1; exit }' /proc/kallsyms)
+		check "failed module load: an older module's address is looked up after it (${fm_pc:-none})" \
+			sh -c "[ -n '$fm_pc' ] && echo '$fm_pc+4' >/sys/kernel/debug/sframe/lookup &&
+			       grep ': rule' /sys/kernel/debug/sframe/lookup"
+		check "failed module load: kernel log clean" \
+			sh -c '! dmesg | grep -E "Oops|BUG:|KASAN|Unable to handle kernel|Call trace"'
 	fi
 	nmod=0
 	bad=
@@ -357,6 +374,97 @@ if [ -z "$kunit_only" ] && [ -z "$tour" ] && want churn; then
 	churn_test
 fi
 
+# ---- tracers that take stack traces, on our own lookups ----------------------
+# Each in-kernel user of stack traces below walks with our unwinder from a
+# callback on a function our lookup cache's fill calls (sframe_rows_find,
+# sframe_rows_rule_of, sframe_find), so its walk nests in ours on the same
+# CPU: the function tracer with func_stack_trace, the stack tracer (which
+# traces every function), and a kprobe event with a stacktrace trigger.
+# Meanwhile /proc/PID/stack of every task walks with the caches emptied
+# again and again (a write to debugfs sframe/cache_check). Each must have
+# recorded stack traces, and afterwards every cached answer of every CPU
+# must equal a fresh lookup (cache_check: 0 per CPU), with a clean log.
+tr_load() {
+	tr_end=$(($(date +%s) + $1))
+	while [ "$(date +%s)" -lt "$tr_end" ]; do
+		echo 1 >/sys/kernel/debug/sframe/cache_check
+		cat /proc/[0-9]*/stack >/dev/null 2>&1
+	done
+}
+
+# tr_check NAME TRACES: PASS/FAIL for NAME with TRACES stack traces seen
+tr_check() {
+	tr_bad=$(awk '{ n += $2 } END { print n + 0 }' /sys/kernel/debug/sframe/cache_check)
+	if [ "${2:-0}" -gt 0 ] && [ "$tr_bad" = 0 ]; then
+		echo "PASS: tracers: $1: walks nested in our lookups leave the caches right ($2 stack traces; cached answers differing from a fresh lookup: 0)"
+	else
+		echo "FAIL: tracers: $1: ${2:-0} stack traces, $tr_bad cached answers differ from a fresh lookup"
+		sed 's/^/    /' /sys/kernel/debug/sframe/cache_check
+	fi
+}
+
+tracer_tests() {
+	T=/sys/kernel/tracing
+	grep -q " /sys/kernel/debug debugfs " /proc/mounts ||
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	[ -e $T/trace ] || mount -t tracefs nodev $T 2>/dev/null
+	if [ ! -e $T/trace ] || [ ! -e /sys/kernel/debug/sframe/cache_check ]; then
+		echo "FAIL: tracers: no tracefs or no debugfs sframe/cache_check"
+		return
+	fi
+	mark tracers
+	tr_funcs="sframe_rows_find sframe_rows_rule_of sframe_find"
+
+	# the function tracer, a stack trace at each call of tr_funcs
+	echo "$tr_funcs" | tr ' ' '\n' >$T/set_ftrace_filter
+	echo function >$T/current_tracer
+	echo 1 >$T/options/func_stack_trace
+	echo >$T/trace
+	tr_load 3
+	echo 0 >$T/tracing_on
+	tr_n=$(grep -c '<stack trace>' $T/trace)
+	echo 0 >$T/options/func_stack_trace
+	echo nop >$T/current_tracer
+	echo >$T/set_ftrace_filter
+	echo 1 >$T/tracing_on
+	tr_check "function tracer, func_stack_trace on $tr_funcs" "$tr_n"
+
+	# the stack tracer: every function, the deepest stack kept
+	if [ -e /proc/sys/kernel/stack_tracer_enabled ]; then
+		echo 1 >/proc/sys/kernel/stack_tracer_enabled
+		tr_load 3
+		echo 0 >/proc/sys/kernel/stack_tracer_enabled
+		tr_n=$(grep -c '^ *[0-9]*)' $T/stack_trace)
+		tr_check "stack tracer (stack_trace: $(cat $T/stack_max_size) bytes deepest)" "$tr_n"
+	else
+		echo "FAIL: tracers: no stack tracer (CONFIG_STACK_TRACER)"
+	fi
+
+	# a kprobe event with a stacktrace trigger on each of tr_funcs
+	echo >$T/trace
+	tr_i=0
+	for f in $tr_funcs; do
+		tr_i=$((tr_i + 1))
+		echo "p:sfu_tr$tr_i $f" >>$T/kprobe_events &&
+		echo stacktrace >$T/events/kprobes/sfu_tr$tr_i/trigger &&
+		echo 1 >$T/events/kprobes/sfu_tr$tr_i/enable
+	done
+	tr_load 3
+	echo 0 >$T/events/kprobes/enable 2>/dev/null
+	for i in $(seq 1 $tr_i); do
+		echo '!stacktrace' >$T/events/kprobes/sfu_tr$i/trigger 2>/dev/null
+	done
+	tr_n=$(grep -c '<stack trace>' $T/trace)
+	echo >$T/kprobe_events
+	tr_check "kprobe events with a stacktrace trigger on $tr_funcs" "$tr_n"
+	echo >$T/trace
+	log_clean tracers
+}
+
+if [ -z "$kunit_only" ] && [ -z "$tour" ] && want tracers; then
+	tracer_tests
+fi
+
 # ---- user-space unwinding for perf: defined here, not called yet ----------
 # perf_callchain_user() with SFrame (qemu/user/README.md). /usr/test/ holds
 # the sampler built four ways; each run forks its workload, samples it with
@@ -466,6 +574,76 @@ user_remap_test() {
 		[ $ur_v = PASS ] || sed 's/^/    /' /tmp/user-remap.out
 	done
 	[ -w $ur_param ] && echo 1 >$ur_param
+}
+
+# ---- an ELF file mapped PROT_EXEC through O_DIRECT on ext4 -----------------
+# The kernel reads a new executable mapping's ELF headers (where its
+# .sframe lies) from a task_work on the way back to user space, with no
+# lock held, through the page cache. Read in mmap_region() under mmap_lock
+# through an O_DIRECT descriptor, they took ext4's inode lock below
+# mmap_lock: the reverse of the write path's order (lockdep's "possible
+# circular locking dependency"). /usr/test/sframe-mapdio (qemu/user/
+# mapdio.c) on a fresh file system (busybox mke2fs, mounted by the ext4
+# driver) on a loop device: pwrite()s from untouched anonymous memory
+# (inode lock -> mmap_lock), then libspin-sframe.so mapped like a loader
+# from an O_DIRECT descriptor (text PROT_EXEC) and sampled by perf: >= 95%
+# of the chains from its leaf complete through its SFrame. Then no
+# circular locking dependency in the kernel log since, and the log clean.
+# Only kernels with ext4 and the loop driver (the lockdep variant,
+# qemu/configs/lockdep.config); nothing is printed on the others.
+user_mapdio_test() {
+	grep -qw ext4 /proc/filesystems || return 0
+	[ -e /dev/loop0 ] || losetup -f >/dev/null 2>&1 || return 0
+	mark "user mapdio"
+	md_img=/tmp/mapdio-ext4.img
+	md_mnt=/mnt/ext4
+	md_dev=
+	md_sum=
+	md_why=
+	: >/tmp/mapdio.out
+	if ! busybox --list | grep -qx mke2fs; then
+		md_why="busybox has no mke2fs"
+	elif ! dd if=/dev/zero of=$md_img bs=1M count=64 2>>/tmp/mapdio.out; then
+		md_why="cannot write a 64 MiB image to /tmp"
+	elif ! md_dev=$(losetup -f) || [ -z "$md_dev" ] ||
+	     ! losetup "$md_dev" $md_img 2>>/tmp/mapdio.out; then
+		md_why="no loop device for the image"
+	elif ! mke2fs -b 4096 "$md_dev" >>/tmp/mapdio.out 2>&1; then
+		md_why="mke2fs $md_dev failed"
+	elif ! mkdir -p $md_mnt ||
+	     ! mount -t ext4 "$md_dev" $md_mnt 2>>/tmp/mapdio.out; then
+		md_why="mount -t ext4 $md_dev failed"
+	else
+		/usr/test/sframe-mapdio $md_mnt >>/tmp/mapdio.out 2>&1
+		md_rc=$?
+		md_sum=$(sed -n 's/^sframe-mapdio: \(samples .*\)/\1/p' /tmp/mapdio.out)
+		[ "$md_rc" = 0 ] || md_why="exit $md_rc"
+	fi
+	if [ -z "$md_why" ]; then md_v=PASS; else md_v=FAIL; fi
+	echo "$md_v: user mapdio: ELF mapped PROT_EXEC through O_DIRECT on ext4: chains complete (${md_sum:-no result}${md_why:+; $md_why})"
+	[ $md_v = PASS ] || sed 's/^/    /' /tmp/mapdio.out
+
+	# the lock order, from the kernel log since the mark
+	if dmesg | grep -q "smoke: user mapdio: start"; then
+		dmesg | sed -n '/smoke: user mapdio: start/,$p'
+	else
+		dmesg
+	fi >/tmp/mapdio.dmesg
+	if grep -q 'possible circular locking dependency' /tmp/mapdio.dmesg; then
+		echo "FAIL: user mapdio: lockdep: possible circular locking dependency"
+		grep -A 40 'possible circular locking dependency' /tmp/mapdio.dmesg |
+			head -n 40 | sed 's/^/    /'
+	elif [ ! -e /proc/lockdep_stats ]; then
+		echo "PASS: user mapdio: no circular locking dependency reported (no lockdep in this kernel)"
+	elif awk '$1 == "debug_locks:" { off = $2 == 0 } END { exit !off }' /proc/lockdep_stats; then
+		echo "FAIL: user mapdio: lockdep off (debug_locks 0: a report, this run's or an earlier one, turned it off): lock order not checked"
+	else
+		echo "PASS: user mapdio: lockdep on, no circular locking dependency (inode lock -> mmap_lock by pwrite(), O_DIRECT descriptor mapped PROT_EXEC)"
+	fi
+	grep -q " $md_mnt " /proc/mounts && umount $md_mnt
+	[ -n "$md_dev" ] && losetup -d "$md_dev" 2>/dev/null
+	rm -f $md_img
+	log_clean "user mapdio"
 }
 
 # ---- hostile input for the user unwinder ------------------------------------
@@ -818,6 +996,7 @@ if [ -z "$kunit_only" ] && { want user || want hostile-mt || want bench; } &&
 		user_unwind_tests
 		user_first_samples
 		user_remap_test
+		user_mapdio_test
 		user_hostile_tests
 		user_unwind_bench
 	fi

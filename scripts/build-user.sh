@@ -35,10 +35,17 @@
 #                        layout) in turn at the same address while perf
 #                        samples it: no cached answer outlives its mapping
 #                        (remap.c)
+#   sframe-mapdio        -O2 -fomit-frame-pointer, SFrame, static: maps
+#   libspin-sframe.so    libspin-sframe.so (-fomit-frame-pointer, SFrame,
+#                        -nostdlib, no relocations, entry point spin_entry)
+#                        PROT_EXEC through an O_DIRECT descriptor on ext4
+#                        like a loader and checks perf's chains through it
+#                        (mapdio.c, spinlib.c)
 # and sysroot/: the dynamic loader and the libraries the dynamic build
 # needs, at the paths the target looks for them (for the initramfs).
 # Checks that the SFrame builds have a PT_GNU_SFRAME segment and the
-# others none, and that sframe-hostile's is in a non-executable PT_LOAD.
+# others none, that sframe-hostile's is in a non-executable PT_LOAD, and
+# that libspin-sframe.so needs no loader (no relocations, no DT_NEEDED).
 set -euo pipefail
 
 . "$(dirname "$0")/common.sh"
@@ -125,11 +132,13 @@ cmds=(
 "$CC $SFRAME -fPIC -shared -nostdlib -DFRAME=0x100 -o libremap-a.so $SRC/remaplib.S"
 "$CC $SFRAME -fPIC -shared -nostdlib -DFRAME=0x200 -o libremap-b.so $SRC/remaplib.S"
 "$CC $CFLAGS $OMIT $SFRAME -o sframe-remap $SRC/remap.c $SRC/remapcall.S $SRC/perfring.c -ldl"
+"$CC $CFLAGS $OMIT $SFRAME -fPIC -shared -nostdlib -Wl,-e,spin_entry -o libspin-sframe.so $SRC/spinlib.c"
+"$CC $CFLAGS $OMIT $SFRAME -static -o sframe-mapdio $SRC/mapdio.c $SRC/perfring.c"
 )
 outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp
       chain-work-static chain-work-dyn chain-work-threads sframe-hostile churn
       sframe-costly chain-clang-static chain-work-clang libremap-a.so libremap-b.so
-      sframe-remap"
+      sframe-remap libspin-sframe.so sframe-mapdio"
 
 # rebuilt when a command line, a source, this script, the compiler or the
 # C library changes
@@ -163,7 +172,7 @@ for f in $outs; do
 		{ echo "[user $A] $f: not built for $MACHINE" >&2; exit 1; }
 	case $f in
 	chain-sframe-*|chain-work-*|chain-clang-*|libchain.so|sframe-hostile|churn) want=1 ;;
-	sframe-costly|libremap-*|sframe-remap) want=1 ;;
+	sframe-costly|libremap-*|sframe-remap|libspin-sframe.so|sframe-mapdio) want=1 ;;
 	*) want=0 ;;
 	esac
 	have=$(readelf -lW "$f" | grep -c '^ *GNU_SFRAME ' || true)
@@ -188,6 +197,23 @@ done < <(readelf -lW sframe-hostile | grep '^ *LOAD ')
 readelf -h sframe-costly | grep -q 'Type: *EXEC ' &&
 	readelf -lW sframe-costly | grep -q '^ *LOAD .* 0x0*10000000 ' ||
 	{ echo "[user $A] sframe-costly: not static non-PIE at 0x10000000" >&2; exit 1; }
+
+# libspin-sframe.so: sframe-mapdio maps it without a loader: no
+# relocations, nothing needed, the entry point spin_entry, the chain's
+# static functions in .symtab (their ranges are what the test checks)
+readelf -rW libspin-sframe.so | grep -q 'There are no relocations in this file' &&
+	! readelf -dW libspin-sframe.so | grep -q '(NEEDED)' ||
+	{ echo "[user $A] libspin-sframe.so: has relocations or DT_NEEDED" >&2; exit 1; }
+spin_va=$(readelf -W --dyn-syms libspin-sframe.so |
+	  awk '$4 == "FUNC" && $8 == "spin_entry" { print $2; exit }')
+spin_entry=$(readelf -hW libspin-sframe.so | awk '/Entry point address:/ { print $4 }')
+[ -n "$spin_va" ] && [ -n "$spin_entry" ] && (( 0x$spin_va == spin_entry )) ||
+	{ echo "[user $A] libspin-sframe.so: entry point is not spin_entry" >&2; exit 1; }
+for fn in s_a s_b s_c s_leaf; do
+	readelf -sW libspin-sframe.so |
+		awk -v f="$fn" '$4 == "FUNC" && $3 > 0 && $8 == f { ok = 1 } END { exit !ok }' ||
+		{ echo "[user $A] libspin-sframe.so: no function $fn in .symtab" >&2; exit 1; }
+done
 
 # The loader and every library the dynamic build needs, where the target
 # looks for them: the loader at its PT_INTERP path, libraries in /lib (one
