@@ -1052,16 +1052,19 @@ NOKPROBE_SYMBOL(sframe_kernel_answer_fill);
 
 /**
  * sframe_kernel_cache_check() - this CPU's cached answers against fresh ones
+ * @bad: where to copy the first @max entries that differ (may be NULL)
+ * @max: room in @bad
  *
  * For tests: every entry of the current generation is looked up again.
  * Call with preemption disabled.
  *
  * Return: the number of entries whose answer differs.
  */
-unsigned int sframe_kernel_cache_check(void)
+unsigned int sframe_kernel_cache_check(struct sframe_cache_entry *bad,
+				       unsigned int max)
 {
 	struct sframe_cache_entry *c = this_cpu_ptr(sframe_cache);
-	unsigned int i, gen = atomic_read(&sframe_cache_gen), bad = 0;
+	unsigned int i, gen = atomic_read(&sframe_cache_gen), n = 0;
 	struct sframe_answer fresh;
 
 	for (i = 0; i < SFRAME_CACHE_SIZE; i++) {
@@ -1071,12 +1074,18 @@ unsigned int sframe_kernel_cache_check(void)
 		if (!pc || c[i].gen != gen)
 			continue;
 		sframe_answer_compute(pc, &fresh);
-		bad += a->err != fresh.err || a->annot != fresh.annot ||
-		       a->after_call != fresh.after_call ||
-		       a->plain != fresh.plain ||
-		       (!a->err && memcmp(a->rule, fresh.rule, sizeof(*a->rule)));
+		if (a->err == fresh.err && a->annot == fresh.annot &&
+		    a->after_call == fresh.after_call &&
+		    a->plain == fresh.plain &&
+		    (a->err || !memcmp(a->rule, fresh.rule, sizeof(*a->rule))))
+			continue;
+		if (bad && n < max) {
+			bad[n] = c[i];
+			bad[n].ans.own = *a->rule;
+		}
+		n++;
 	}
-	return bad;
+	return n;
 }
 EXPORT_SYMBOL_GPL(sframe_kernel_cache_check);
 
@@ -1402,6 +1411,20 @@ void sframe_module_init_freed(struct module *mod)
 }
 
 /**
+ * sframe_kernel_text_changed() - text was patched (ftrace, kprobes hook)
+ *
+ * Whether a return address follows a call is read from the text
+ * (sframe_arch_after_call()) and cached with the answer: ftrace turns
+ * function-entry NOPs into calls and back, kprobes put breakpoints over
+ * instructions.  Called after they patch text, in any context (ftrace may
+ * call it from stop_machine()).
+ */
+void sframe_kernel_text_changed(void)
+{
+	sframe_cache_invalidate();
+}
+
+/**
  * sframe_debugfs_dir() - debugfs "sframe/", created on first use
  *
  * The statistics of the user unwinder ("user") and of reliable walks
@@ -1534,24 +1557,52 @@ static const struct file_operations sframe_lookup_fops = {
  * boot tests empty them, run tracers whose callbacks walk in the middle of
  * our own lookups, and read it.
  */
-static void sframe_cache_check_cpu(void *bad)
+#define SFRAME_CACHE_CHECK_SHOW	4
+
+struct sframe_cache_check {
+	unsigned int n;
+	struct sframe_cache_entry bad[SFRAME_CACHE_CHECK_SHOW];
+};
+
+static void sframe_cache_check_cpu(void *arg)
 {
-	*(unsigned int *)bad = sframe_kernel_cache_check();
+	struct sframe_cache_check *cc = arg;
+
+	cc->n = sframe_kernel_cache_check(cc->bad, ARRAY_SIZE(cc->bad));
 }
 
 static int sframe_cache_check_show(struct seq_file *m, void *v)
 {
-	unsigned int bad;
+	struct sframe_cache_check *cc;
+	struct sframe_answer fresh;
+	unsigned int i;
 	int cpu;
 
+	cc = kmalloc(sizeof(*cc), GFP_KERNEL);
+	if (!cc)
+		return -ENOMEM;
 	for_each_online_cpu(cpu) {
-		bad = 0;
-		if (!smp_call_function_single(cpu, sframe_cache_check_cpu,
-					      &bad, 1))
-			seq_printf(m, "cpu%d %u\n", cpu, bad);
+		cc->n = 0;
+		if (smp_call_function_single(cpu, sframe_cache_check_cpu, cc, 1))
+			continue;
+		seq_printf(m, "cpu%d %u\n", cpu, cc->n);
+		for (i = 0; i < min_t(unsigned int, cc->n, ARRAY_SIZE(cc->bad)); i++) {
+			const struct sframe_answer *a = &cc->bad[i].ans;
+
+			sframe_answer_compute(cc->bad[i].pc, &fresh);
+			seq_printf(m, "  %pS: cached err %d annot %d after_call %d plain %d; now err %d annot %d after_call %d plain %d%s\n",
+				   (void *)cc->bad[i].pc, a->err, !!a->annot,
+				   a->after_call, a->plain, fresh.err,
+				   !!fresh.annot, fresh.after_call, fresh.plain,
+				   !a->err && !fresh.err &&
+				   memcmp(&a->own, fresh.rule, sizeof(a->own)) ?
+				   "; rule differs" : "");
+		}
 	}
+	kfree(cc);
 	return 0;
 }
+
 static int sframe_cache_check_open(struct inode *inode, struct file *file)
 {
 	return single_open(file, sframe_cache_check_show, NULL);

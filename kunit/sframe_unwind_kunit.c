@@ -1040,7 +1040,7 @@ static void sfu_test_cache_reentry(struct kunit *test)
 	WRITE_ONCE(sfu_reentry_pc, pc2);
 	sframe_kernel_lookup(pc1, &a, &r);
 	WRITE_ONCE(sfu_reentry_pc, 0);
-	bad = sframe_kernel_cache_check();
+	bad = sframe_kernel_cache_check(NULL, 0);
 	preempt_enable();
 
 	unregister_ftrace_function(&sfu_reentry_ops);

@@ -53,7 +53,6 @@ int sframe_kernel_find(unsigned long pc, struct sframe_rule *rule);
 int sframe_kernel_lookup(unsigned long pc, const struct sframe_annot **annot,
 			 struct sframe_rule *rule);
 void sframe_kernel_cache_flush(void);
-unsigned int sframe_kernel_cache_check(void);
 
 /**
  * struct sframe_answer - what an unwinder step asks of a text address
@@ -97,6 +96,9 @@ struct sframe_cache_entry {
 
 DECLARE_PER_CPU(struct sframe_cache_entry [SFRAME_CACHE_SIZE], sframe_cache);
 extern atomic_t sframe_cache_gen;
+
+unsigned int sframe_kernel_cache_check(struct sframe_cache_entry *bad,
+				       unsigned int max);
 
 const struct sframe_answer *
 sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
