@@ -18,7 +18,13 @@
  *      DIR/libspin.so (write, fsync);
  *   2. writes DIR/pw.dat with pwrite()s whose source buffers are fresh
  *      anonymous mappings never touched: the kernel faults them in while
- *      ext4 holds the inode lock (inode lock -> mmap_lock for lockdep);
+ *      ext4 holds the inode lock (inode lock -> mmap_lock for lockdep).
+ *      Meanwhile another thread maps and unmaps the library's first page
+ *      PROT_EXEC through an O_DIRECT descriptor, again and again: the
+ *      fault's mmap_read_trylock() then fails now and then and the fault
+ *      waits for mmap_lock (a trylock records no dependency), and a
+ *      kernel that read the file under mmap_lock would record the other
+ *      order (the race the two threads of a process can run into);
  *   3. opens DIR/libspin.so O_RDONLY | O_DIRECT and maps it as a loader
  *      does: one PROT_READ mapping of the whole span at offset 0, then each
  *      PT_LOAD MAP_FIXED over it with its own protection from the same
@@ -49,6 +55,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -77,7 +84,8 @@
 #define MIN_CHECKED	50
 #define COMPLETE_PCT	95
 #define SPIN_ITERS	200000UL	/* s_leaf iterations per call */
-#define PW_WRITES	8		/* pwrite()s of step 2 */
+#define PW_WRITES	256		/* pwrite()s of step 2 */
+#define PW_SLOTS	8		/* ... at this many offsets */
 #define PW_SIZE		(256 * 1024)	/* bytes each */
 #define MAX_FILE	(16 << 20)	/* the library is a few KB */
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -167,26 +175,52 @@ static void copy_lib(const char *src, const char *dst)
  * nothing touched: the kernel faults each page in (mmap_lock) while ext4
  * holds the file's inode lock for the write.
  */
-static void pwrite_untouched(const char *path)
+static volatile int race_stop;
+
+/* Step 2's other thread: map @arg (an O_DIRECT descriptor) PROT_EXEC. */
+static void *map_exec_loop(void *arg)
 {
+	int fd = *(int *)arg;
+	void *p;
+
+	while (!race_stop) {
+		p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED)
+			die(2, "mmap(PROT_EXEC, O_DIRECT): %s", strerror(errno));
+		munmap(p, 4096);
+	}
+	return NULL;
+}
+
+static void pwrite_untouched(const char *path, const char *lib)
+{
+	pthread_t mapper;
+	int fd, dfd, i;
 	ssize_t n;
 	void *buf;
-	int fd, i;
 
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		die(2, "%s: %s", path, strerror(errno));
+	dfd = open(lib, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (dfd < 0)
+		die(2, "%s: open(O_DIRECT): %s", lib, strerror(errno));
+	if (pthread_create(&mapper, NULL, map_exec_loop, &dfd))
+		die(2, "pthread_create failed");
 	for (i = 0; i < PW_WRITES; i++) {
 		buf = mmap(NULL, PW_SIZE, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (buf == MAP_FAILED)
 			die(2, "mmap: %s", strerror(errno));
-		n = pwrite(fd, buf, PW_SIZE, (off_t)i * PW_SIZE);
+		n = pwrite(fd, buf, PW_SIZE, (off_t)(i % PW_SLOTS) * PW_SIZE);
 		if (n != PW_SIZE)
 			die(2, "%s: pwrite: %s", path,
 			    n < 0 ? strerror(errno) : "short write");
 		munmap(buf, PW_SIZE);
 	}
+	race_stop = 1;
+	pthread_join(mapper, NULL);
+	close(dfd);
 	if (fsync(fd) || close(fd))
 		die(2, "%s: fsync/close: %s", path, strerror(errno));
 }
@@ -615,7 +649,7 @@ usage:
 	snprintf(pw_path, sizeof(pw_path), "%s/pw.dat", dir);
 
 	copy_lib(src, lib_path);
-	pwrite_untouched(pw_path);
+	pwrite_untouched(pw_path, lib_path);
 
 	dfd = open(lib_path, O_RDONLY | O_DIRECT | O_CLOEXEC);
 	if (dfd < 0 && errno == EINVAL)
