@@ -534,13 +534,22 @@ static bool sfm_walk_in(struct sfm_park *p, struct task_struct *task,
 	unsigned int i;
 	int tries;
 
+	int ret = 0;
+
 	for (tries = 0; tries < 500; tries++) {
-		if (!sframe_unwind_call_blocked(task, sfm_walk_pinned, w))
+		ret = sframe_unwind_call_blocked(task, sfm_walk_pinned, w);
+		if (!ret)
 			for (i = 0; i < p->n; i++)
 				if (within_module(p->e[i], mod))
 					return true;
 		usleep_range(10000, 20000);
 	}
+	/* What the last try saw, for the failure message. */
+	pr_info("sfm: last try: %d, state %#x, walk %s, %u frames\n", ret,
+		READ_ONCE(task->__state),
+		w->ret ? sframe_unwind_strerror(w->st.error) : "reliable", p->n);
+	for (i = 0; i < p->n; i++)
+		pr_info("sfm:   %pS\n", (void *)p->e[i]);
 	return false;
 }
 

@@ -61,6 +61,21 @@ log_clean() {
 }
 
 echo "PASS: kernel booted"
+
+# KCSAN kernels (make check-kcsan): report the data races whose access is
+# in our code (a function named sframe_*: the unwinders, the lookup caches,
+# the section tables) and no others; the log checks fail on any report.
+if [ -d /sys/kernel/debug ] && ! [ -e /sys/kernel/debug/kcsan ]; then
+	mount -t debugfs none /sys/kernel/debug 2>/dev/null
+fi
+if [ -e /sys/kernel/debug/kcsan ]; then
+	echo whitelist >/sys/kernel/debug/kcsan
+	kc_n=0
+	for f in $(awk '$3 ~ /^sframe_/ && ($2 == "t" || $2 == "T") { print $3 }' /proc/kallsyms | sort -u); do
+		echo "!$f" >/sys/kernel/debug/kcsan 2>/dev/null && kc_n=$((kc_n + 1))
+	done
+	echo "PASS: KCSAN reports data races in our $kc_n functions (sframe_*)"
+fi
 check "kallsyms has __start_sframe" grep -q ' __start_sframe$' /proc/kallsyms
 # The SFrame core validated and indexed vmlinux's .sframe at boot.
 check "vmlinux .sframe valid" sh -c 'dmesg | grep -E "sframe: vmlinux: SFrame v[0-9]+, [0-9]+ FDEs.*: valid"'

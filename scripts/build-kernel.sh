@@ -3,7 +3,8 @@
 #
 # Build the test kernel for ARCH (x86_64|arm64) in build/kbuild-ARCH:
 # tinyconfig + qemu/configs/{common,ARCH}.config, ccache, -j2, incremental.
-# VARIANT=kasan adds kasan.config; VARIANT=defconfig builds the arch's
+# VARIANT=NAME adds NAME.config and NAME-ARCH.config (kasan, lockdep, kcsan,
+# gen, clang); VARIANT=defconfig builds the arch's
 # defconfig + qemu/configs/defconfig{,-ARCH}.config instead.
 set -euo pipefail
 
@@ -24,6 +25,8 @@ else
 	frags=("$ROOT/qemu/configs/common.config" "$ROOT/qemu/configs/$A.config")
 	[ ! -f "$ROOT/qemu/configs/${VARIANT:-}.config" ] ||
 		frags+=("$ROOT/qemu/configs/$VARIANT.config")
+	[ ! -f "$ROOT/qemu/configs/${VARIANT:-}-$A.config" ] ||
+		frags+=("$ROOT/qemu/configs/$VARIANT-$A.config")
 fi
 
 fail() {

@@ -4,9 +4,10 @@
 # make check: every test of the project, in order, continuing past
 # failures, then one "N passed, N failed" line over all result files:
 #   host tests, kernel builds (x86_64, arm64), lint, KUnit and QEMU boot
-#   tests on both arches.  DEEP=1 adds KASAN kernels for both arches
-#   (KUnit and boot tests again), the x86_64 kernel with SFrame generated
-#   from CFI (make check-gen), the arm64 kernel built by clang (make
+#   tests on both arches.  DEEP=1 adds kernels with KASAN and lockdep
+#   together for both arches (KUnit and boot tests again; x86_64's has
+#   SFrame generated from CFI, as make check-gen), a KCSAN kernel (x86_64:
+#   churn, tracers, user tests), the arm64 kernel built by clang (make
 #   check-clang) and FUZZ_SECONDS (300) of fuzzing.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,19 +52,23 @@ for arch in x86_64 arm64; do
 	stage "kunit-$arch" scripts/kunit.sh $arch
 	stage "qemu-test-$arch" scripts/qemu-test.sh $arch
 done
-# DEEP=1 (what CI runs): the same tests on KASAN kernels, longer fuzzing.
+# DEEP=1 (what CI runs): the same tests on KASAN + lockdep kernels (x86_64's
+# with SFrame generated from CFI: make check-gen's stages), a KCSAN kernel,
+# the clang kernel, longer fuzzing.
 if [ -n "${DEEP:-}" ]; then
 	for arch in x86_64 arm64; do
-		stage "kernel-$arch-kasan" env VARIANT=kasan scripts/build-kernel.sh $arch &&
-		stage "kunit-$arch-kasan" env VARIANT=kasan scripts/kunit.sh $arch
-		stage "qemu-test-$arch-kasan" env VARIANT=kasan scripts/qemu-test.sh $arch
+		if stage "kernel-$arch-kasan" env VARIANT=kasan scripts/build-kernel.sh $arch; then
+			stage "sframe-verify-$arch-kasan" env VARIANT=kasan scripts/verify-kernel.sh $arch
+			stage "kunit-$arch-kasan" env VARIANT=kasan scripts/kunit.sh $arch
+			stage "qemu-test-$arch-kasan" env VARIANT=kasan scripts/qemu-test.sh $arch
+		fi
 	done
-	# make check-gen's stages for x86_64: SFrame generated from CFI
-	# (sframe-gen, CONFIG_SFRAME_UNWIND_GEN) instead of the assembler's.
-	if stage "kernel-x86_64-gen" env VARIANT=gen scripts/build-kernel.sh x86_64; then
-		stage "sframe-verify-x86_64-gen" env VARIANT=gen scripts/verify-kernel.sh x86_64
-		stage "kunit-x86_64-gen" env VARIANT=gen scripts/kunit.sh x86_64
-		stage "qemu-test-x86_64-gen" env VARIANT=gen scripts/qemu-test.sh x86_64
+	# KCSAN (x86_64): churn, the tracers and the user tests, with data
+	# races in our code reported (qemu/smoke.sh).
+	if stage "kernel-x86_64-kcsan" env VARIANT=kcsan scripts/build-kernel.sh x86_64; then
+		stage "qemu-test-x86_64-kcsan" env VARIANT=kcsan \
+			QEMU_APPEND=sframe_only=churn,tracers,user,costly,hostile-mt \
+			scripts/qemu-test.sh x86_64
 	fi
 	# make check-clang's stages for arm64: LLVM=1, SFrame from CFI; the
 	# arch where clang kernels (Android) need reliable stack traces most.
