@@ -26,7 +26,7 @@ else
 	churn=60
 fi
 # The user-space tests take about a minute under TCG, much more under KASAN.
-timeout=${TIMEOUT:-$(( $([ -n "${VARIANT:-}" ] && echo 1200 || echo 400) + churn ))}
+timeout=${TIMEOUT:-$(( $([ -n "${VARIANT:-}" ] && echo 1500 || echo 600) + churn ))}
 # rdshell: /init starts a shell (only when we have a terminal)
 [ -n "${INTERACTIVE:-}" ] && [ -t 0 ] && shell=rdshell || shell=
 "$ROOT/scripts/initramfs.sh" "$A"
