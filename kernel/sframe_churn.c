@@ -396,11 +396,31 @@ static const struct file_operations churn_fops = {
 
 static struct dentry *churn_file;
 
+/*
+ * An address in this module's init text, looked up (so cached on this
+ * CPU) while the module loads.  The text is freed after the load; the boot
+ * test then asks debugfs sframe/lookup for the address on the same CPU:
+ * no answer cached for the init text may outlive it.
+ */
+static unsigned long init_pc;
+module_param(init_pc, ulong, 0444);
+MODULE_PARM_DESC(init_pc, "an init-text address looked up during the load");
+
+static noinline void __init churn_init_lookup(void)
+{
+	const struct sframe_annot *a;
+	struct sframe_rule rule;
+
+	init_pc = (unsigned long)churn_init_lookup + 4;
+	sframe_kernel_lookup(init_pc, &a, &rule);
+}
+
 static int __init churn_init(void)
 {
 	struct task_struct *t;
 	unsigned int i, nr = threads ? threads : num_online_cpus();
 
+	churn_init_lookup();
 	nr = min_t(unsigned int, nr, CHURN_MAX_THREADS);
 	churn_start_ns = local_clock();
 	churn_file = debugfs_create_file("churn", 0600, sframe_debugfs_dir(),

@@ -81,6 +81,7 @@
 
 #define RING_PAGES	64
 #define SAMPLE_FREQ	1000
+#define NSEC_PER_SEC	1000000000ULL
 #define MIN_CHECKED	50
 #define COMPLETE_PCT	95
 #define SPIN_ITERS	200000UL	/* s_leaf iterations per call */
@@ -571,8 +572,12 @@ static void sample(struct tally *t, double secs)
 	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	attr.freq = 1;
-	attr.sample_freq = SAMPLE_FREQ;
+	/*
+	 * A period, not a frequency: the kernel lowers
+	 * perf_event_max_sample_rate when its sampling interrupts take long
+	 * (KASAN kernels under TCG), and a frequency above it is EINVAL.
+	 */
+	attr.sample_period = NSEC_PER_SEC / SAMPLE_FREQ;
 	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
