@@ -974,7 +974,7 @@ static void sfu_test_cache(struct kunit *test)
  * and looks up @pc2, of the same cache set, without an annotation.
  */
 static unsigned long sfu_reentry_pc;
-static atomic_t sfu_reentry_hits;
+static atomic_t sfu_reentry_hits, sfu_reentry_depth;
 
 static notrace void sfu_reentry_cb(unsigned long ip, unsigned long parent_ip,
 				   struct ftrace_ops *op,
@@ -987,9 +987,13 @@ static notrace void sfu_reentry_cb(unsigned long ip, unsigned long parent_ip,
 
 	if (!pc)
 		return;
-	atomic_inc(&sfu_reentry_hits);
-	stack_trace_save(entries, ARRAY_SIZE(entries), 0);
-	sframe_kernel_lookup(pc, &a, &r);
+	/* One nested walk at a time: what it calls is traced too. */
+	if (atomic_inc_return(&sfu_reentry_depth) == 1) {
+		atomic_inc(&sfu_reentry_hits);
+		stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+		sframe_kernel_lookup(pc, &a, &r);
+	}
+	atomic_dec(&sfu_reentry_depth);
 }
 
 static struct ftrace_ops sfu_reentry_ops = {
