@@ -403,7 +403,7 @@ static struct dentry *churn_file;
  * no answer cached for the init text may outlive it.
  */
 static unsigned long init_pc;
-module_param(init_pc, ulong, 0444);
+module_param(init_pc, ulong, 0400);	/* a kernel address: root only */
 MODULE_PARM_DESC(init_pc, "an init-text address looked up during the load");
 
 static noinline void __init churn_init_lookup(void)

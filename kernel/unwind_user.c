@@ -238,10 +238,13 @@ static void sframe_user_insert(struct mm_struct *mm,
 }
 
 /*
- * kernel_read() through the page cache: a mapping's descriptor may have been
- * opened with O_DIRECT, whose reads need aligned user buffers (and would
- * fail on ours), while the ELF headers are a few hundred bytes that the
- * loader, or the next exec of the file, reads through the cache anyway.
+ * __kernel_read() through the page cache: a mapping's descriptor may have
+ * been opened with O_DIRECT, whose reads need aligned user buffers (and
+ * would fail on ours), while the ELF headers are a few hundred bytes that
+ * the loader, or the next exec of the file, reads through the cache
+ * anyway.  Like __kernel_read() it skips the permission hooks: the file is
+ * mapped, security_mmap_file() has allowed that.  @pos comes from the file
+ * (e_phoff): one that rw_verify_area() would refuse is refused.
  */
 static ssize_t sframe_user_file_read(struct file *file, void *buf, size_t len,
 				     loff_t pos)
@@ -251,7 +254,8 @@ static ssize_t sframe_user_file_read(struct file *file, void *buf, size_t len,
 	struct kiocb kiocb;
 
 	if (!(file->f_mode & FMODE_READ) || !(file->f_mode & FMODE_CAN_READ) ||
-	    !file->f_op->read_iter)
+	    !file->f_op->read_iter || file->f_op->read || pos < 0 ||
+	    pos > MAX_LFS_FILESIZE - (loff_t)len)
 		return -EINVAL;
 	init_sync_kiocb(&kiocb, file);
 	kiocb.ki_flags &= ~IOCB_DIRECT;
