@@ -30,8 +30,9 @@
  * copy from a section spends a budget (%SFRAME_USER_LOOKUP_COPIES per
  * lookup, %SFRAME_USER_SAMPLE_COPIES per sample); a walk that runs out
  * ends there, and a section whose single lookup ran out, or whose FDEs are
- * not sorted (a search would be a scan), is not read again while its
- * mapping stays (%SFRAME_USER_REFUSED; counted in debugfs sframe/user).
+ * not sorted (a search would be a scan), is not read again for
+ * %SFRAME_USER_REFUSE_MS (%SFRAME_USER_REFUSED; counted in debugfs
+ * sframe/user): the process may rewrite it, so a refusal must not last.
  *
  * Answer cache.  What a lookup found (a rule, or "no FDE here") is kept per
  * CPU, keyed by the PC and the id of the mm's table: a table is never
@@ -114,8 +115,10 @@
  * @bias: @sframe minus the section's offset in the ELF file
  * @inode: the ELF file's inode, as an identity (never dereferenced; the
  *         text mapping holds the file while the entry exists)
- * @flags: bits %SFRAME_USER_FAULT_IN (set by readers, atomically) and
- *         %SFRAME_USER_NO_CACHE
+ * @flags: bits %SFRAME_USER_FAULT_IN and %SFRAME_USER_REFUSED (set by
+ *         readers, atomically) and %SFRAME_USER_NO_CACHE
+ * @retry: with %SFRAME_USER_REFUSED, the jiffies from which lookups read
+ *         the section again (set by readers, WRITE_ONCE())
  */
 struct sframe_user_sec {
 	unsigned long start, end;
@@ -123,6 +126,7 @@ struct sframe_user_sec {
 	unsigned long bias;
 	const void *inode;
 	unsigned long flags;
+	unsigned long retry;
 };
 
 /*
@@ -133,7 +137,7 @@ struct sframe_user_sec {
  *	file or anonymous memory over them, or unmapped or made writable
  *	since): its answers are not cached (sframe_user_bytes_changed())
  * %SFRAME_USER_REFUSED: a lookup ran over its budget, or the FDEs are not
- *	sorted (set by readers): never read again, walks end there
+ *	sorted (set by readers): not read until @retry, walks end there
  *	(sframe_user_refuse())
  */
 #define SFRAME_USER_FAULT_IN	0
@@ -403,7 +407,8 @@ static void sframe_user_bytes_changed(struct mm_struct *mm,
 		sframe_user_publish(mm, NULL);
 		return;
 	}
-	memcpy(new->secs, old->secs, old->nr * sizeof(old->secs[0]));
+	/* Readers set bits of @flags meanwhile; one lost costs a lookup. */
+	data_race(memcpy(new->secs, old->secs, old->nr * sizeof(old->secs[0])));
 	new->nr = old->nr;
 	for (i = 0; i < new->nr; i++) {
 		struct sframe_user_sec *s = &new->secs[i];
@@ -585,7 +590,8 @@ void sframe_user_dup(struct mm_struct *mm, struct mm_struct *oldmm)
 	new = sframe_user_alloc(old->nr);
 	if (!new)
 		return;
-	memcpy(new->secs, old->secs, old->nr * sizeof(old->secs[0]));
+	/* as in sframe_user_bytes_changed() */
+	data_race(memcpy(new->secs, old->secs, old->nr * sizeof(old->secs[0])));
 	new->nr = old->nr;
 	rcu_assign_pointer(mm->sframe_user, new);
 }
@@ -639,8 +645,17 @@ static bool sframe_user_find_sec(unsigned long pc, struct sframe_user_sec *out,
 
 	rcu_read_lock();
 	s = sframe_user_sec_of(pc, id);
-	if (s)
-		*out = *s;
+	if (s) {
+		/* the fields readers write, marked; the others never change */
+		out->start = s->start;
+		out->end = s->end;
+		out->sframe = s->sframe;
+		out->size = s->size;
+		out->bias = s->bias;
+		out->inode = s->inode;
+		out->flags = READ_ONCE(s->flags);
+		out->retry = READ_ONCE(s->retry);
+	}
 	rcu_read_unlock();
 	return s;
 }
@@ -910,9 +925,12 @@ static void sframe_user_cache_put(unsigned long pc, u64 id, int err,
 }
 
 /*
- * Never look up in the section of @pc again (until its mapping changes and
- * with it the table entry): its lookups cost more than the budget, or it
- * cannot be searched (FDEs not sorted).  Said once per entry.
+ * Do not look up in the section of @pc for %SFRAME_USER_REFUSE_MS: its
+ * lookups cost more than the budget, or it cannot be searched (FDEs not
+ * sorted).  The process may rewrite the section (or put it right), so the
+ * refusal ends, and the next lookup pays one budget to find out again: at
+ * most one refused lookup's work per section and %SFRAME_USER_REFUSE_MS,
+ * per CPU.  Said once per entry.
  */
 static void sframe_user_refuse(unsigned long pc, const char *why)
 {
@@ -921,10 +939,15 @@ static void sframe_user_refuse(unsigned long pc, const char *why)
 
 	rcu_read_lock();
 	s = sframe_user_sec_of(pc, &id);
-	if (s && !test_and_set_bit(SFRAME_USER_REFUSED, &s->flags))
+	if (!s)
+		goto out;
+	/* the time first: a reader seeing the bit with an old time retries */
+	WRITE_ONCE(s->retry, jiffies + msecs_to_jiffies(SFRAME_USER_REFUSE_MS));
+	if (!test_and_set_bit(SFRAME_USER_REFUSED, &s->flags))
 		pr_info_ratelimited("%s[%d]: SFrame section at %#lx (%lu bytes) %s: user walks end there\n",
 				    current->comm, task_pid_nr(current),
 				    s->sframe, s->size, why);
+out:
 	rcu_read_unlock();
 }
 
@@ -962,7 +985,8 @@ static int sframe_user_rule(struct sframe_user_cursor *cur,
 
 	if (!sframe_user_find_sec(lookup, &us, &id))
 		return SFRAME_USER_NO_SEC;	/* not an error */
-	if (test_bit(SFRAME_USER_REFUSED, &us.flags)) {
+	if (test_bit(SFRAME_USER_REFUSED, &us.flags) &&
+	    time_before(jiffies, us.retry)) {
 		this_cpu_inc(sframe_user_stats.refused);
 		return SFRAME_USER_STOP;
 	}

@@ -31,6 +31,13 @@
  *   pcmask    v1, sorted: one PCMASK FDE covering the text, as many mask
  *             rows as fit, all the frame-pointer rule: v1 mask rows are
  *             scanned in full on every lookup
+ *   recover   unsorted for the first half of SECONDS; then the program
+ *             rewrites it in place into a good section (one FDE over the
+ *             text, one row, the frame-pointer rule) and spins the second
+ *             half.  The kernel refuses the unsorted section, but must
+ *             read the repaired one again: from debugfs sframe/user, the
+ *             second half's samples must average >= DEPTH / 2 frames found
+ *             with SFrame, else the program fails (exit 1)
  *
  * Each lookup in such a section walks 64 MiB of user memory, and a sample
  * looks up every frame's PC.  qemu/smoke.sh runs each SHAPE under perf
@@ -97,11 +104,13 @@ static const s8 fp_words[] = { 16, -8, -16 };	/* CFA, RA, FP */
 #define HFN		__attribute__((noinline, noipa))
 #define NO_TAIL()	asm volatile("" ::: "memory")
 
-enum shape { REAL, UNSORTED, ROWS, V3, PCMASK, NSHAPES };
+enum shape { REAL, UNSORTED, ROWS, V3, PCMASK, RECOVER, NSHAPES };
 
 static const char *const shape_names[NSHAPES] = {
-	"real", "unsorted", "rows", "v3", "pcmask",
+	"real", "unsorted", "rows", "v3", "pcmask", "recover",
 };
+
+#define STATS_PATH	"/sys/kernel/debug/sframe/user"
 
 static const char *prog = "sframe-costly";
 static enum shape shape;
@@ -443,6 +452,55 @@ static void forge_pcmask(u8 *s, const struct self *self, struct expect *e)
 	e->last_row = 0;		/* the mask of the last row */
 }
 
+/*
+ * recover: the unsorted section at @s rewritten in place into a good one,
+ * the header last (until then the kernel finds no magic): one v2 FDE over
+ * the text with one row, the frame-pointer rule.
+ */
+static void repair(u8 *s, const struct self *self)
+{
+	u32 fl = FRE_LEN(1);
+	u8 *fde = s + SFRAME_HDR_SIZE, *fre = fde + SFRAME_V2_FDE_SIZE;
+
+	memset(s, 0, SFRAME_HDR_SIZE);
+	asm volatile("" ::: "memory");
+	memset(fde, 0, SFRAME_V2_FDE_SIZE);
+	put_le(fde + SFRAME_V1_FDE_START, self->text_lo - COSTLY_ADDR, 4);
+	put_le(fde + SFRAME_V1_FDE_FUNC_SIZE, self->text_hi - self->text_lo, 4);
+	put_le(fde + SFRAME_V1_FDE_FRE_OFF, 0, 4);
+	put_le(fde + SFRAME_V1_FDE_NUM_FRES, 1, 4);
+	fde[SFRAME_V1_FDE_INFO] = SFRAME_FUNC_INFO(SFRAME_FRE_TYPE_ADDR1, 0, 0);
+	put_fre(fre, 1, 0);
+	asm volatile("" ::: "memory");
+	put_hdr(s, SFRAME_VERSION_2, SFRAME_F_FDE_SORTED, 1, 1,
+		SFRAME_V2_FDE_SIZE, fl);
+}
+
+/* The kernel's user unwinding counters (debugfs). */
+struct stats {
+	u64 samples, frames_sframe, refused;
+};
+
+static void read_stats(struct stats *st)
+{
+	char name[64];
+	unsigned long long v;
+	FILE *f = fopen(STATS_PATH, "r");
+
+	if (!f)
+		die("%s: %s (recover needs debugfs)", STATS_PATH, strerror(errno));
+	*st = (struct stats){ 0 };
+	while (fscanf(f, "%63s %llu", name, &v) == 2) {
+		if (!strcmp(name, "samples"))
+			st->samples = v;
+		else if (!strcmp(name, "frames_sframe"))
+			st->frames_sframe = v;
+		else if (!strcmp(name, "refused"))
+			st->refused = v;
+	}
+	fclose(f);
+}
+
 /* ---- the self-check -------------------------------------------------------- */
 
 static unsigned int nproblems;
@@ -540,14 +598,15 @@ static void forge(const struct self *self, struct expect *e)
 	if (p != (void *)COSTLY_ADDR)
 		die("mmap %#lx: got %p", COSTLY_ADDR, p);
 	switch (shape) {
-	case UNSORTED:
-		forge_unsorted(p, e);
-		break;
 	case ROWS:
 		forge_rows(p, self, e);
 		break;
 	case V3:
 		forge_v3(p, e);
+		break;
+	case UNSORTED:
+	case RECOVER:
+		forge_unsorted(p, e);
 		break;
 	default:
 		forge_pcmask(p, self, e);
@@ -560,8 +619,9 @@ int main(int argc, char **argv)
 	const char *forged, *v = getenv(VALIDATE_ENV);
 	struct sframe_section sec;
 	struct expect e = { 0 };
+	struct stats st[3];
 	struct self self;
-	double secs, took;
+	double secs, took, t2;
 	char *end;
 	u64 n;
 	int err;
@@ -603,7 +663,34 @@ int main(int argc, char **argv)
 	if (v && !strcmp(v, "1"))
 		check_section(&sec, &self, &e);
 
-	n = descend(DEPTH, secs, &took);
+	if (shape == RECOVER) {
+		read_stats(&st[0]);
+		n = descend(DEPTH, secs / 2, &took);
+		read_stats(&st[1]);
+		repair((u8 *)COSTLY_ADDR, &self);
+		n += descend(DEPTH, secs / 2, &t2);
+		took += t2;
+		read_stats(&st[2]);
+		for (err = 0; err < 2; err++) {
+			u64 ns = st[err + 1].samples - st[err].samples;
+
+			printf("%s: %s: %s: %llu samples, %.1f SFrame frames each, %llu refused lookups\n",
+			       prog, shape_names[shape],
+			       err ? "repaired" : "unsorted",
+			       (unsigned long long)ns,
+			       ns ? (double)(st[err + 1].frames_sframe -
+					     st[err].frames_sframe) / ns : 0.0,
+			       (unsigned long long)(st[err + 1].refused -
+						    st[err].refused));
+		}
+		if (st[2].samples == st[1].samples ||
+		    st[2].frames_sframe - st[1].frames_sframe <
+		    (st[2].samples - st[1].samples) * DEPTH / 2)
+			die("the repaired section: fewer than %d SFrame frames per sample",
+			    DEPTH / 2);
+	} else {
+		n = descend(DEPTH, secs, &took);
+	}
 	printf("%s: %s iterations %llu seconds %.3f rate %llu\n", prog,
 	       shape_names[shape], (unsigned long long)n, took,
 	       (unsigned long long)(n / took));
@@ -612,6 +699,7 @@ int main(int argc, char **argv)
 	return 0;
 
 usage:
-	fprintf(stderr, "usage: %s real|unsorted|rows|v3|pcmask SECONDS\n", prog);
+	fprintf(stderr, "usage: %s real|unsorted|rows|v3|pcmask|recover SECONDS\n",
+		prog);
 	return 2;
 }

@@ -35,11 +35,13 @@ struct sframe_rule;
  * linker-made section needs a header, a binary search (about 12 copies
  * for 4,000 functions, 23 at the 64 MiB size limit) and the function's
  * rows (one or two copies for all but the largest functions).  A lookup
- * that runs out ends its walk and the section is looked up in no more
- * (a forged or pathological section); a sample that runs out ends there.
+ * that runs out ends its walk and the section is not looked up in for
+ * %SFRAME_USER_REFUSE_MS (a forged or pathological section, or one being
+ * rewritten); a sample that runs out ends there.
  */
 #define SFRAME_USER_LOOKUP_COPIES	64
 #define SFRAME_USER_SAMPLE_COPIES	256
+#define SFRAME_USER_REFUSE_MS		20
 
 #ifdef CONFIG_SFRAME_USER_UNWIND
 
