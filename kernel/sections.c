@@ -323,7 +323,9 @@ EXPORT_SYMBOL_GPL(sframe_table_init);
  * change it afterwards), and lookups read that table without decoding or
  * bounds checks.  The block size grows from 256 bytes until the block
  * table has at most one entry per two rows: vmlinux's init text lies far
- * above its text.
+ * above its text.  With @max_blocks, a table of more blocks is not made,
+ * nor one of blocks above 64 KiB; without, blocks may grow to 16 MiB (a
+ * binary search in a block finds the row all the same).
  */
 static int sframe_rows_alloc(const struct sframe_section *sec,
 			     struct sframe_rows *rows, u32 max_blocks,
@@ -336,7 +338,7 @@ static int sframe_rows_alloc(const struct sframe_section *sec,
 	*hash = NULL;
 	for (*shift = SFRAME_KERNEL_INDEX_SHIFT; ; ++*shift) {
 		if (sframe_rows_size(sec, *shift, &nrows, &nblocks) ||
-		    *shift >= 16)
+		    *shift >= (max_blocks ? 16 : 24))
 			return -SFRAME_E_INDEX;
 		if (nblocks <= nrows / 2 + 64)
 			break;
@@ -1243,6 +1245,45 @@ static int sframe_module_nparts(const Elf_Shdr *s, unsigned int *n)
 	return 0;
 }
 
+/*
+ * A lookup in a module's section reads at most %SFRAME_MODULE_SCAN_FRES
+ * rows of the function's FDE, whatever the module holds (a module is
+ * loaded once and looked up in NMI context for as long as it stays).  A
+ * function with more rows is answered by the decoded rows' binary search:
+ * where the part's text was not compact enough for rows, they are built
+ * anyway (memory in proportion to the part's rows).  A part where that
+ * cannot hold is rejected, and with it the module's SFrame (its frames are
+ * then unknown, walks through them unreliable): no memory for the rows, a
+ * PCMASK function with more rows (the rows table leaves those to the
+ * scan), or more distinct rules than a rows table holds.
+ */
+#define SFRAME_MODULE_SCAN_FRES	256
+
+static int sframe_module_bounded(struct sframe_part *p)
+{
+	struct sframe_fde fde;
+	bool again = true;
+	u32 i;
+	int err;
+
+	for (i = 0; i < p->sec.num_fdes; i++) {
+		err = sframe_get_fde(&p->sec, i, &fde);
+		if (err)
+			return err;
+		if (fde.num_fres <= SFRAME_MODULE_SCAN_FRES)
+			continue;
+		if (sframe_fde_pcmask(&fde))
+			return -SFRAME_E_COST;
+		if (!p->rows.nrows && again) {
+			again = false;
+			sframe_rows_init(&p->sec, &p->rows, 0);
+		}
+		if (!p->rows.nrows || p->rows.nrules >= SFRAME_ROWS_MAX_RULES)
+			return -SFRAME_E_COST;
+	}
+	return 0;
+}
+
 /* Open, validate, index and check every part of @t from .sframe @s. */
 static int sframe_module_parts_init(struct module *mod,
 				    struct sframe_module_table *t,
@@ -1267,6 +1308,9 @@ static int sframe_module_parts_init(struct module *mod,
 			return err;
 		/* Rows too, where the part's text is compact (see the index). */
 		sframe_rows_init(&p->sec, &p->rows, 64 + 8 * p->sec.num_fdes);
+		err = sframe_module_bounded(p);
+		if (err)
+			return err;
 	}
 	return 0;
 }

@@ -129,6 +129,23 @@ if [ -z "$tour" ] && want modules; then
 		mod=$(basename "$ko" .ko)
 		# the livepatch consistency test's pair runs below, in order
 		case $mod in sframe_klp_*) continue ;; esac
+		if [ "$mod" = sframe_rules ]; then
+			# A module function whose lookups would scan more rows
+			# than the bound allows (kunit/sframe_rules_mod.c): the
+			# loader refuses its .sframe, its addresses are unknown.
+			check "insmod $mod" insmod "$ko"
+			rl_pc=$(awk '$3 == "sfm_many_rules" { print "0x" $1; exit }' /proc/kallsyms)
+			check "$mod: .sframe whose lookups would cost more than the bound is refused (SFRAME_E_COST), sfm_many_rules unknown" \
+				sh -c "grep -q ' /sys/kernel/debug ' /proc/mounts ||
+					mount -t debugfs none /sys/kernel/debug
+				dmesg | grep '$mod: .sframe rejected' &&
+				dmesg | grep -q '$mod: .sframe rejected: SFRAME_E_COST' &&
+				[ -n '$rl_pc' ] && echo '$rl_pc+64' >/sys/kernel/debug/sframe/lookup &&
+				cat /sys/kernel/debug/sframe/lookup &&
+				grep -q 'SFRAME_E_NO_FDE' /sys/kernel/debug/sframe/lookup"
+			check "rmmod $mod" rmmod "$mod"
+			continue
+		fi
 		if [ "$mod" = sframe_churn ] && busybox --list | grep -qx taskset; then
 			# Its init looks up an init-text address (cached on
 			# CPU 0); after the load that text is gone, and so must

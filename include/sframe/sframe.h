@@ -64,6 +64,7 @@ enum sframe_error {
 	SFRAME_E_FAULT,		/* the accessor could not read the bytes */
 	SFRAME_E_INDEX,		/* caller-provided index too small or stale */
 	SFRAME_E_PADDING,	/* after a section: neither padding nor a section */
+	SFRAME_E_COST,		/* a lookup would read more than its caller allows */
 	SFRAME_E_MAX
 };
 

@@ -57,6 +57,7 @@ static const char * const sframe_err_names[SFRAME_E_MAX] = {
 	[SFRAME_E_FAULT]	= "SFRAME_E_FAULT",
 	[SFRAME_E_INDEX]	= "SFRAME_E_INDEX",
 	[SFRAME_E_PADDING]	= "SFRAME_E_PADDING",
+	[SFRAME_E_COST]		= "SFRAME_E_COST",
 };
 
 static const char * const sframe_err_text[SFRAME_E_MAX] = {
@@ -89,6 +90,7 @@ static const char * const sframe_err_text[SFRAME_E_MAX] = {
 	[SFRAME_E_FAULT]	= "section memory could not be read",
 	[SFRAME_E_INDEX]	= "lookup index too small or stale",
 	[SFRAME_E_PADDING]	= "bytes after a section are neither padding nor a section",
+	[SFRAME_E_COST]		= "a lookup would read more than its caller allows",
 };
 
 static unsigned int sframe_err_index(int err)
