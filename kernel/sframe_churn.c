@@ -7,6 +7,12 @@
  *   cat /sys/kernel/debug/sframe/churn    counters so far
  *   echo stop >/sys/kernel/debug/sframe/churn   stop the walkers (the
  *                                         counters then stay as they are)
+ *   echo hang MS >/sys/kernel/debug/sframe/churn   the writer sleeps MS ms
+ *                                         uninterruptibly (churn_hang(): a
+ *                                         hung-task report, with its stack)
+ *   echo stall MS >/sys/kernel/debug/sframe/churn  the writer spins MS ms
+ *                                         with preemption off (churn_stall():
+ *                                         an RCU stall report, with stacks)
  *   rmmod sframe_churn                    stop them, print a summary
  *
  * Each walker kthread takes every thread of the system in turn, pins it
@@ -38,6 +44,7 @@
 
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -378,10 +385,51 @@ static int churn_open(struct inode *inode, struct file *file)
 	return single_open(file, churn_show, NULL);
 }
 
+/*
+ * The stack dumps of the kernel's own detectors, on demand: the hung-task
+ * detector's (sched_show_task() of a blocked task) and the RCU stall
+ * detector's (the stalled CPU's own stack, from its tick, and the other
+ * CPUs' through an NMI or IPI where the architecture has one).  noinline:
+ * the tests look for these names in the reports.
+ */
+static noinline void churn_hang(unsigned int ms)
+{
+	schedule_timeout_uninterruptible(msecs_to_jiffies(ms));
+	barrier();	/* not a tail call: this frame stays on the stack */
+}
+
+static noinline void churn_stall(unsigned int ms)
+{
+	unsigned int i;
+
+	preempt_disable();
+	for (i = 0; i < ms; i++)
+		mdelay(1);
+	preempt_enable();
+}
+
+/* Bounded: the detectors need seconds, not more. */
+#define CHURN_DUMP_MAX_MS	60000
+
 static ssize_t churn_write(struct file *file, const char __user *buf,
 			   size_t len, loff_t *ppos)
 {
-	churn_stop();
+	char cmd[32];
+	unsigned int ms;
+
+	if (len >= sizeof(cmd))
+		return -EINVAL;
+	if (copy_from_user(cmd, buf, len))
+		return -EFAULT;
+	cmd[len] = 0;
+	if (sscanf(cmd, "hang %u", &ms) == 1 && ms <= CHURN_DUMP_MAX_MS)
+		churn_hang(ms);
+	else if (sscanf(cmd, "stall %u", &ms) == 1 && ms <= CHURN_DUMP_MAX_MS)
+		churn_stall(ms);
+	else if (sysfs_streq(cmd, "stop"))
+		churn_stop();
+	else
+		return -EINVAL;
 	return len;
 }
 

@@ -528,6 +528,122 @@ if [ -z "$kunit_only" ] && [ -z "$tour" ] && want tracers; then
 	tracer_tests
 fi
 
+# ---- the kernel's own stack dumps, under load --------------------------------
+# The hung-task detector and the RCU stall detector print the stacks of
+# the tasks and CPUs they blame (on arm64 through arch_stack_walk(): our
+# unwinder; on x86_64 through the oops printer, ORC's). For 30 s the churn
+# load runs (qemu/user/churn.c, and sframe_churn.ko's walkers walking every
+# task), while a task sleeps 7 s uninterruptibly in churn_hang() with
+# hung_task_timeout_secs 2, and then a task spins 14 s with preemption off
+# in churn_stall() with rcu_cpu_stall_timeout 3 (debugfs sframe/churn; 14 s:
+# lockdep kernels add 5 s to the timeout, 20 s would be a soft lockup).
+# The hung-task report must name churn_hang (its stack was walked to it);
+# the stall report churn_stall, or, when a reader preempted on the
+# spinning CPU is what holds the grace period (seen under KASAN), that
+# reader's stack down to its kernel entry. No other splat may appear, and
+# afterwards every cached answer must equal a fresh lookup. The reports stay off the console (console loglevel 1 meanwhile)
+# and the final "dmesg clean" leaves this stage's part of the log out.
+dumps_test() {
+	dp_ko=/lib/modules-test/sframe_churn.ko
+	dp_k=/sys/kernel/debug/sframe/churn
+	dp_ht=/proc/sys/kernel/hung_task_timeout_secs
+	dp_rs=/sys/module/rcupdate/parameters/rcu_cpu_stall_timeout
+	if [ ! -e $dp_ko ] || [ ! -x /usr/test/churn ] || [ ! -w $dp_ht ] || [ ! -w $dp_rs ]; then
+		echo "SKIP: dumps: sframe_churn.ko, /usr/test/churn, hung-task or RCU stall detector missing"
+		return
+	fi
+	grep -q " /sys/kernel/debug debugfs " /proc/mounts ||
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	if ! insmod $dp_ko >/tmp/dumps.insmod 2>&1; then
+		echo "FAIL: dumps: insmod sframe_churn"
+		sed 's/^/    /' /tmp/dumps.insmod
+		return
+	fi
+	dp_lvl=$(awk '{ print $1 }' /proc/sys/kernel/printk)
+	dp_old_ht=$(cat $dp_ht)
+	dp_old_rs=$(cat $dp_rs)
+	dmesg -n 1
+	mark dumps
+	/usr/test/churn -T 30 >/tmp/dumps.churn 2>&1 &
+	dp_pid=$!
+	# (the stall timeout applies to grace periods that start later)
+	echo 3 >$dp_rs
+	sleep 2
+	echo 2 >$dp_ht
+	echo "hang 7000" >$dp_k
+	echo "$dp_old_ht" >$dp_ht
+	echo "stall 14000" >$dp_k
+	sleep 2
+	echo "$dp_old_rs" >$dp_rs
+	wait $dp_pid
+	dp_rc=$?
+	echo stop >$dp_k
+	rmmod sframe_churn
+	echo "<7>smoke: dumps: end" >/dev/kmsg
+	dmesg -n "$dp_lvl"
+	dmesg | sed -n '/smoke: dumps: start/,/smoke: dumps: end/p' >/tmp/dumps.dmesg
+	# a report, then within the next lines (its stacks) the function
+	dp_found() {
+		awk -v re="$1" -v fn="$2" '$0 ~ re { left = 120 } left && index($0, fn) { found = 1 }
+			left { left-- } END { exit !found }' /tmp/dumps.dmesg
+	}
+	if [ "$dp_rc" = 0 ] && dp_found "blocked for more than" churn_hang; then
+		echo "PASS: dumps: hung-task report under load, its stack walked to churn_hang"
+	else
+		echo "FAIL: dumps: hung-task report naming churn_hang (churn exit $dp_rc)"
+		grep -A 30 "blocked for more than" /tmp/dumps.dmesg | head -n 30 | sed 's/^/    /'
+		tail -n 5 /tmp/dumps.churn | sed 's/^/    /'
+	fi
+	# The report blames the spinning CPU (its stack: churn_stall), or a
+	# reader preempted on that CPU when it holds the grace period (its
+	# stack down to its entry into the kernel).
+	if dp_found "detected stall|self-detected stall" churn_stall; then
+		echo "PASS: dumps: RCU stall report under load, its stack walked to churn_stall"
+	elif awk '/detected stall/ { left = 120 } left && /Tasks blocked on/ { tb = 1 }
+		  left && tb && /\+0x[0-9a-f]+\/0x/ { n++
+			if (/asm_exc_|entry_SYSCALL_64|ret_from_fork|el0t_64_|el0_svc|el1h_64_/) e = 1 }
+		  left { left-- } END { exit !(n >= 4 && e) }' /tmp/dumps.dmesg; then
+		echo "PASS: dumps: RCU stall report under load, blaming a reader preempted on the spinning CPU: its stack walked to its kernel entry"
+	else
+		echo "FAIL: dumps: RCU stall report naming churn_stall, or a blocked reader's stack to its kernel entry"
+		grep -E -A 40 "detected stall" /tmp/dumps.dmesg | head -n 40 | sed 's/^/    /'
+	fi
+	dp_bad=$(awk '{ n += $2 } END { print n + 0 }' /sys/kernel/debug/sframe/cache_check)
+	if grep -E "Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|Unable to handle kernel|general protection|soft lockup|hard LOCKUP|Out of memory" \
+		/tmp/dumps.dmesg >/tmp/dumps.splat || [ "$dp_bad" != 0 ]; then
+		echo "FAIL: dumps: no other report, caches right ($dp_bad cached answers differ from a fresh lookup)"
+		head -n 40 /tmp/dumps.splat | sed 's/^/    /'
+	else
+		echo "PASS: dumps: no other report, caches right (cached answers differing from a fresh lookup: 0)"
+	fi
+	# page_owner (the KASAN kernels, booted with page_owner=on): the
+	# stacks saved at page allocations, through churn's load too; the
+	# first 8 MB of records read back.  Pages allocated before page_owner
+	# started share one placeholder stack (register_early_stack()): not
+	# counted.
+	[ -r /sys/kernel/debug/page_owner ] || return
+	head -c 8000000 /sys/kernel/debug/page_owner 2>/dev/null |
+		awk 'function done() { if (!early) { r++; if (f >= 4 && a) ok++ } n = 0 }
+		     /^Page allocated via/ { if (n) done(); n = 1; f = 0; a = 0; early = 0; next }
+		     n && /^ [^ ]/ { f++; if ($1 ~ /^__alloc_pages/) a = 1
+				     if ($1 ~ /^register_(early|dummy|failure)_stack/) early = 1 }
+		     END { if (n) done(); printf "%d %d\n", r, ok }' >/tmp/dumps.owner
+	read -r dp_rec dp_ok </tmp/dumps.owner
+	if [ "${dp_rec:-0}" -gt 0 ] && [ $((dp_ok * 100)) -ge $((dp_rec * 95)) ]; then
+		echo "PASS: dumps: page_owner stacks read back: $dp_ok of $dp_rec records with >= 4 frames through __alloc_pages (>= 95%)"
+	else
+		echo "FAIL: dumps: page_owner stacks: ${dp_ok:-0} of ${dp_rec:-0} records with >= 4 frames through __alloc_pages"
+		head -c 8000000 /sys/kernel/debug/page_owner |
+			awk '/^Page allocated via/ { p = 1; b = "" } p { b = b "\n" $0 }
+			     /^$/ && p { if (b !~ /register_early_stack/ && b !~ /__alloc_pages/) { print b; if (++k == 3) exit } p = 0 }' |
+			sed 's/^/    /'
+	fi
+}
+
+if [ -z "$kunit_only" ] && [ -z "$tour" ] && want dumps; then
+	dumps_test
+fi
+
 # ---- user-space unwinding for perf: defined here, not called yet ----------
 # perf_callchain_user() with SFrame (qemu/user/README.md). /usr/test/ holds
 # the sampler built four ways; each run forks its workload, samples it with
@@ -1099,4 +1215,6 @@ if [ -z "$kunit_only" ] && [ -z "$tour" ] && want costly &&
 fi
 
 # Anything that looks like a kernel splat fails the run.
-check "dmesg clean" sh -c '! dmesg | grep -E "Oops|BUG:|WARNING:|KASAN|Call Trace"'
+# (but the reports the dumps stage asked for)
+check "dmesg clean" sh -c '! dmesg | sed "/smoke: dumps: start/,/smoke: dumps: end/d" |
+	grep -E "Oops|BUG:|WARNING:|KASAN|Call Trace"'

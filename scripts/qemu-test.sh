@@ -27,11 +27,13 @@ else
 fi
 # The user-space tests take about a minute under TCG, much more under KASAN.
 timeout=${TIMEOUT:-$(( $([ -n "${VARIANT:-}" ] && echo 1500 || echo 600) + churn ))}
+# The KASAN kernels save a stack at every page allocation (page_owner).
+[ "${VARIANT:-}" = kasan ] && owner=page_owner=on || owner=
 # rdshell: /init starts a shell (only when we have a terminal)
 [ -n "${INTERACTIVE:-}" ] && [ -t 0 ] && shell=rdshell || shell=
 "$ROOT/scripts/initramfs.sh" "$A"
 qemu_cmd "$A" "$ROOT/build/initramfs-$name.cpio.gz" \
-	"panic=-1 kunit.enable=0 sframe_churn_seconds=$churn ${DEEP:+sframe_deep} $shell ${QEMU_APPEND:-}"
+	"panic=-1 kunit.enable=0 sframe_churn_seconds=$churn ${DEEP:+sframe_deep} $owner $shell ${QEMU_APPEND:-}"
 
 if [ -n "${INTERACTIVE:-}" ]; then
 	echo "[qemu $name] interactive boot (log: ${log#"$ROOT"/}; Ctrl-A X quits)"
