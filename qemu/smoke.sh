@@ -26,7 +26,8 @@ grep -qw sframe_tour /proc/cmdline && tour=1
 deep=
 grep -qw sframe_deep /proc/cmdline && deep=1
 # sframe_only=a,b (QEMU_APPEND of scripts/qemu-test.sh): only these parts
-# (modules, livepatch, selftests, klp-bench, demo, churn, tracers, user, perf,
+# (modules, livepatch, selftests, klp-bench, demo, churn, tracers, dumps,
+# bpf, user, perf,
 # costly: the cost of forged user sections, hostile-mt: the concurrent
 # hostile run only, bench: the benchmarks only), for working on one of them.
 only=$(sed -n 's/.*sframe_only=\([^ ]*\).*/\1/p' /proc/cmdline)
@@ -1191,6 +1192,118 @@ if [ -z "$kunit_only" ] && { want user || want hostile-mt || want bench; } &&
 		user_hostile_tests
 		user_unwind_bench
 	fi
+fi
+
+# ---- BPF: Debian's bpftrace -------------------------------------------------
+# bpftrace (on the tools disk, /dev/vda: scripts/initramfs.sh) takes its
+# stacks with bpf_get_stackid(): user stacks from our perf user unwinder on
+# both arches, kernel stacks from perf's kernel callchain (on arm64
+# arch_stack_walk(): ours; on x86_64 ORC's unwind API).
+#   profile ustack: a profile probe at 997 Hz on chain-work-static (the
+#     perf tests' workload), ustack(perf) turned into perf script's form
+#     for /perf-chains.awk: >= 95% complete, 0 wrong, as perf's
+#   kprobe kstack: a kernel stack at each call of a function our lookup
+#     cache's fill calls (sframe_rows_find, sframe_find), a walk nested in
+#     ours, under the tracers' load (tr_load): stacks recorded, and every
+#     cached answer equals a fresh lookup afterwards
+#   profile kstack: every CPU at 997 Hz under the same load: stacks recorded
+# and a clean kernel log. The workload outlives bpftrace, which names the
+# user frames from the live process when it prints.
+bt_run() {
+	# bt_run SECONDS PROGRAM: bpftrace in the background, waited for
+	# until attached; bt_pid
+	env LD_LIBRARY_PATH=/opt/lib BPFTRACE_STRLEN=16 /opt/bin/bpftrace \
+		-e "$2 interval:s:$1 { exit(); }" >/tmp/bt.out 2>/tmp/bt.err &
+	bt_pid=$!
+	bt_t=0
+	until grep -q '^Attaching' /tmp/bt.out 2>/dev/null; do
+		kill -0 $bt_pid 2>/dev/null || return 1
+		bt_t=$((bt_t + 1))
+		[ $bt_t -lt 600 ] || return 1
+		sleep 0.2
+	done
+}
+
+# bt_stacks: perf script's form of bpftrace's ustack(perf)/kstack(perf)
+# map (each stack as many times as its count; "+OFFSET" dropped)
+bt_stacks() {
+	awk '/^@[a-z]*\[/ { n = 0; next }
+	     /^\t/ { sym = $2; sub(/\+[0-9]+$/, "", sym); fr[++n] = "\t" $1 " " sym " " $3; next }
+	     /^\]: [0-9]+$/ { for (c = 0; c < $2; c++) { print "1"; for (j = 1; j <= n; j++) print fr[j]; print "" } n = 0 }' "$@"
+}
+
+bpf_tests() {
+	if ! grep -q squashfs /proc/filesystems || [ ! -b /dev/vda ]; then
+		echo "FAIL: bpf: no tools disk (/dev/vda, squashfs)"
+		return
+	fi
+	mkdir -p /opt
+	grep -q " /opt squashfs " /proc/mounts || mount -t squashfs -o ro /dev/vda /opt ||
+		{ echo "FAIL: bpf: cannot mount the tools disk"; return; }
+	grep -q " /sys/kernel/debug debugfs " /proc/mounts ||
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	[ -e /sys/kernel/tracing/trace ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	export HOME=/tmp
+	mark bpf
+
+	# user stacks of the perf tests' workload
+	if bt_run 4 'profile:hz:997 /comm == "chain-work-stat"/ { @u[ustack(perf)] = count(); }'; then
+		# (killed once bpftrace has named its frames)
+		/usr/test/chain-work-static -t 600 >/dev/null 2>&1 &
+		bt_w=$!
+		wait $bt_pid
+		bt_rc=$?
+		kill $bt_w 2>/dev/null
+		wait $bt_w 2>/dev/null
+	else
+		bt_rc=attach
+		kill $bt_pid 2>/dev/null
+	fi
+	bt_stacks /tmp/bt.out | awk -v root=main -f /perf-chains.awk >/tmp/bt-chains.out
+	# samples N checked C complete K short S wrong W ...
+	# shellcheck disable=SC2046 # name-value pairs
+	set -- $(sed -n 1p /tmp/bt-chains.out)
+	bt_chk=${4:-0} bt_ok=${6:-0} bt_wrong=${10:-?}
+	bt_pct=$(awk -v k="$bt_ok" -v c="$bt_chk" 'BEGIN { if (c) printf "%.1f", 100 * k / c; else print 0 }')
+	if [ "$bt_rc" = 0 ] && [ "$bt_chk" -gt 0 ] && [ "$bt_wrong" = 0 ] &&
+	   [ $((bt_ok * 100)) -ge $((bt_chk * 95)) ]; then
+		echo "PASS: bpf: bpftrace profile ustack of chain-work-static: $bt_chk checked, $bt_pct% complete, 0 wrong (>= 95% complete, 0 wrong, as perf)"
+	else
+		echo "FAIL: bpf: bpftrace profile ustack of chain-work-static (bpftrace exit $bt_rc): ${2:-0} samples, $bt_chk checked, $bt_pct% complete, $bt_wrong wrong"
+		sed -n '2,$s/^/    /p' /tmp/bt-chains.out
+		head -n 10 /tmp/bt.err /tmp/bt.out | sed 's/^/    /'
+	fi
+
+	# kernel stacks: nested in our fill path, and of every CPU
+	tr_addrs=$(awk '($2 == "t" || $2 == "T") && NR % 151 == 0 { print "0x" $1 "+4" }' \
+		/proc/kallsyms | head -n 24)
+	for bt_case in "kprobe kstack nested in our lookups|kprobe:sframe_rows_find,kprobe:sframe_find { @k[kstack(perf)] = count(); }" \
+		       "profile kstack of every CPU|profile:hz:997 { @k[kstack(perf)] = count(); }"; do
+		bt_name=${bt_case%%|*}
+		echo 1 >/sys/kernel/debug/sframe/cache_check
+		if bt_run 4 "${bt_case#*|}"; then
+			tr_load 5
+			wait $bt_pid
+			bt_rc=$?
+		else
+			bt_rc=attach
+			kill $bt_pid 2>/dev/null
+		fi
+		bt_n=$(bt_stacks /tmp/bt.out | grep -c '^1$')
+		bt_bad=$(awk '{ n += $2 } END { print n + 0 }' /sys/kernel/debug/sframe/cache_check)
+		if [ "$bt_rc" = 0 ] && [ "$bt_n" -gt 0 ] && [ "$bt_bad" = 0 ]; then
+			echo "PASS: bpf: bpftrace $bt_name: $bt_n stacks, cached answers differing from a fresh lookup: 0"
+		else
+			echo "FAIL: bpf: bpftrace $bt_name (bpftrace exit $bt_rc): $bt_n stacks, $bt_bad cached answers differ from a fresh lookup"
+			head -n 10 /tmp/bt.err /tmp/bt.out | sed 's/^/    /'
+		fi
+	done
+	rm -f /tmp/bt.out
+	log_clean bpf
+}
+
+if [ -z "$kunit_only" ] && [ -z "$tour" ] && want bpf; then
+	bpf_tests
 fi
 
 # Debian's perf tool on the same chain: perf record -g / --call-graph dwarf,

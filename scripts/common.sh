@@ -48,4 +48,9 @@ qemu_cmd() {
 	esac
 	QEMU+=(-smp "${SMP:-2}" -m "${QEMU_MEM:-512}" -nographic -no-reboot -kernel "$OUT/$IMAGE"
 	       -initrd "$2" -append "$3")
+	# the tools disk (scripts/initramfs.sh), read-only, as /dev/vda
+	if [ -f "$ROOT/build/tools-$1.squashfs" ]; then
+		QEMU+=(-drive "file=$ROOT/build/tools-$1.squashfs,if=none,id=tools,format=raw,readonly=on"
+		       -device "$([ "$1" = x86_64 ] && echo virtio-blk-pci || echo virtio-blk-device),drive=tools")
+	fi
 }

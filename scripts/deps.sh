@@ -7,15 +7,18 @@
 # user-space tests (scripts/build-user.sh), and the real tools the
 # kernel's livepatch selftests need in the initramfs (scripts/initramfs.sh):
 # the host's for x86_64, Debian's arm64 packages unpacked into
-# build/klp-tools-arm64/; and Debian's perf tool (linux-perf) for the perf
+# build/klp-tools-arm64/; Debian's perf tool (linux-perf) for the perf
 # tests: the host's /usr/bin/perf for x86_64, linux-perf:arm64 and every
-# arm64 library it needs unpacked into build/perf-arm64/.
+# arm64 library it needs unpacked into build/perf-arm64/; and Debian's
+# bpftrace the same way (build/bpftrace-arm64/), with squashfs-tools for
+# the disk it comes on (scripts/initramfs.sh).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BB_ARM64=$ROOT/build/busybox-arm64
 KLP_ARM64=$ROOT/build/klp-tools-arm64
 PERF_ARM64=$ROOT/build/perf-arm64
+BPFTRACE_ARM64=$ROOT/build/bpftrace-arm64
 # bash, kmod (modprobe, modinfo), coreutils (comm, mktemp, stat, timeout),
 # diffutils (diff), procps (sysctl), util-linux (dmesg) and the libraries
 # they need (scripts/initramfs.sh checks every DT_NEEDED; libc comes from
@@ -26,7 +29,8 @@ KLP_PKGS=(bash-static kmod coreutils diffutils procps util-linux
 PKGS="linux-source-6.1 gcc gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
       make qemu-system-x86 qemu-system-arm busybox-static sparse ccache flex
       bison libelf-dev bc cpio kmod libssl-dev xz-utils python3 perl
-      libc6-dev libc6-dev-arm64-cross linux-perf clang lld llvm ${KLP_PKGS[*]}"
+      libc6-dev libc6-dev-arm64-cross linux-perf bpftrace squashfs-tools clang lld
+      llvm ${KLP_PKGS[*]}"
 
 missing=
 for p in $PKGS; do
@@ -58,7 +62,7 @@ unpack_arm64() {
 	mkdir -p "$dir"
 	for deb in "$tmp"/*_arm64.deb; do
 		dpkg-deb -x "$deb" "$dir"
-		# which package each file came from (perf_arm64 below)
+		# which package each file came from (tool_arm64 below)
 		dpkg-deb -c "$deb" | awk -v p="$(dpkg-deb -f "$deb" Package)" \
 			'{ print p, $6 }' >>"$dir/.files"
 	done
@@ -69,20 +73,22 @@ fetch_arm64() {
 	unpack_arm64 "$@"
 }
 
-# Debian's perf for arm64 and the libraries it needs (DT_NEEDED, recursive).
-# The C library, libgcc_s and libstdc++ come from the cross toolchain
+# An arm64 tool of Debian's and the libraries it needs (DT_NEEDED,
+# recursive), unpacked into its own directory: linux-perf (perf) into
+# build/perf-arm64, bpftrace into build/bpftrace-arm64.  The C library,
+# libgcc_s and libstdc++ come from the cross toolchain
 # (/usr/aarch64-linux-gnu/lib, the user tests' loader and libc too), every
 # other library from the arm64 package that has it: a round fetches the
-# library dependencies (Depends in section libs) of each fetched package that holds a
-# file the closure uses, until no DT_NEEDED is missing.
-PERF_LIBDIRS=("$PERF_ARM64/lib/aarch64-linux-gnu" "$PERF_ARM64/usr/lib/aarch64-linux-gnu"
-	      /usr/aarch64-linux-gnu/lib)
-PERF_SKIP=" libc6 libgcc-s1 libstdc++6 "
+# library dependencies (Depends in section libs) of each fetched package
+# that holds a file the closure uses, until no DT_NEEDED is missing.
+TOOL_SKIP=" libc6 libgcc-s1 libstdc++6 "
 
-# perf_closure: "used FILE" for each file of the closure (perf, its
-# libraries), "missing SONAME" for each library not found.
-perf_closure() {
-	local todo=("$PERF_ARM64/usr/bin/perf") seen=" " obj lib d f
+# tool_closure DIR BIN: "used FILE" for each file of the closure (DIR/BIN,
+# its libraries), "missing SONAME" for each library not found.
+tool_closure() {
+	local dir=$1 todo=("$1/$2") seen=" " obj lib d f
+	local libdirs=("$dir/lib/aarch64-linux-gnu" "$dir/usr/lib/aarch64-linux-gnu"
+		       /usr/aarch64-linux-gnu/lib)
 	while [ ${#todo[@]} -gt 0 ]; do
 		obj=${todo[0]}
 		todo=("${todo[@]:1}")
@@ -92,7 +98,7 @@ perf_closure() {
 			[[ $seen != *" $lib "* ]] || continue
 			seen+="$lib "
 			f=
-			for d in "${PERF_LIBDIRS[@]}"; do
+			for d in "${libdirs[@]}"; do
 				[ -e "$d/$lib" ] && { f=$(readlink -f "$d/$lib"); break; }
 			done
 			if [ -n "$f" ]; then
@@ -104,30 +110,31 @@ perf_closure() {
 	done
 }
 
-perf_arm64() {
-	local closure pkgs=(linux-perf) have=" " used p next
-	if [ -x "$PERF_ARM64/usr/bin/perf" ] && [ -f "$PERF_ARM64/.packages" ] &&
-	   ! grep -q '^missing ' <<<"$(perf_closure)"; then
+# tool_arm64 DIR PKG BIN: PKG:arm64 and what BIN needs, in DIR.
+tool_arm64() {
+	local dir=$1 pkg=$2 bin=$3 closure pkgs=("$2") have=" " used p next
+	if [ -x "$dir/$bin" ] && [ -f "$dir/.packages" ] &&
+	   ! grep -q '^missing ' <<<"$(tool_closure "$dir" "$bin")"; then
 		return 0
 	fi
-	echo "[deps] fetching linux-perf:arm64 and the arm64 libraries it needs into build/perf-arm64"
-	rm -rf "$PERF_ARM64"
+	echo "[deps] fetching $pkg:arm64 and the arm64 libraries it needs into ${dir#"$ROOT"/}"
+	rm -rf "$dir"
 	while [ ${#pkgs[@]} -gt 0 ]; do
-		unpack_arm64 "$PERF_ARM64" "${pkgs[@]}"
+		unpack_arm64 "$dir" "${pkgs[@]}"
 		have+="${pkgs[*]} "
-		closure=$(perf_closure)
+		closure=$(tool_closure "$dir" "$bin")
 		grep -q '^missing ' <<<"$closure" || break
 		# the packages holding a file the closure uses
-		mapfile -t used < <(sed -n 's|^used '"$PERF_ARM64"'/|./|p' <<<"$closure" |
+		mapfile -t used < <(sed -n 's|^used '"$dir"'/|./|p' <<<"$closure" |
 		       awk 'NR == FNR { u[$1] = 1; next } ($2 in u) { print $1 }' \
-			   - "$PERF_ARM64/.files" | sort -u)
+			   - "$dir/.files" | sort -u)
 		# their dependencies in section libs (not perl, python3 and
-		# their modules: perf runs no scripts here)
+		# their modules: the tools run no scripts here)
 		next=()
 		for p in $(apt-cache depends --important "${used[@]/%/:arm64}" |
 			   sed -n 's/^ *\(Pre\)\{0,1\}Depends: \([^<>: ]*\)\(:arm64\)\{0,1\}$/\2/p' |
 			   sort -u); do
-			if [[ $have != *" $p "* && $PERF_SKIP != *" $p "* ]]; then
+			if [[ $have != *" $p "* && $TOOL_SKIP != *" $p "* ]]; then
 				next+=("$p")
 			fi
 		done
@@ -138,11 +145,11 @@ perf_arm64() {
 		pkgs=("${next[@]}")
 	done
 	if grep -q '^missing ' <<<"$closure"; then
-		echo "[deps] linux-perf:arm64: no arm64 package found for:" \
+		echo "[deps] $pkg:arm64: no arm64 package found for:" \
 			"$(sed -n 's/^missing //p' <<<"$closure" | tr '\n' ' ')" >&2
 		exit 1
 	fi
-	echo "$have" | xargs -n1 | sort >"$PERF_ARM64/.packages"
+	echo "$have" | xargs -n1 | sort >"$dir/.packages"
 }
 
 # Static arm64 busybox for the arm64 initramfs, unpacked into build/.
@@ -159,5 +166,6 @@ if [ "$(cat "$KLP_ARM64/.packages" 2>/dev/null)" != "${KLP_PKGS[*]}" ] ||
 	fetch_arm64 "$KLP_ARM64" "${KLP_PKGS[@]}"
 	echo "${KLP_PKGS[*]}" >"$KLP_ARM64/.packages"
 fi
-perf_arm64
+tool_arm64 "$PERF_ARM64" linux-perf usr/bin/perf
+tool_arm64 "$BPFTRACE_ARM64" bpftrace usr/bin/bpftrace
 echo "[deps] ok"

@@ -19,6 +19,11 @@
 # Debian's perf tool (linux-perf: the host's /usr/bin/perf for x86_64,
 # build/perf-arm64/ from scripts/deps.sh for arm64) at /usr/bin/perf with
 # every library it needs in /lib, for the perf tests (qemu/perf-chains.awk).
+# Debian's bpftrace (the host's /usr/bin/bpftrace for x86_64,
+# build/bpftrace-arm64/ for arm64) and the libraries it needs that the
+# initramfs lacks (LLVM, clang: about 200 MB, more than the VMs' RAM should
+# hold) go on a disk instead: build/tools-ARCH.squashfs, /bin and /lib,
+# which scripts/common.sh attaches (virtio-blk) and qemu/smoke.sh mounts.
 set -euo pipefail
 
 . "$(dirname "$0")/common.sh"
@@ -29,6 +34,7 @@ x86_64)	busybox=/bin/busybox
 	off="reboot -f"		# no ACPI in the test kernel: QEMU -no-reboot exits
 	tools=
 	perf_src=/usr/bin/perf
+	bpf_src=/usr/bin/bpftrace
 	libdirs=(/lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu)
 	machine="Advanced Micro Devices X86-64" ;;
 arm64)	busybox=$ROOT/build/busybox-arm64/bin/busybox
@@ -36,9 +42,12 @@ arm64)	busybox=$ROOT/build/busybox-arm64/bin/busybox
 	tools=$ROOT/build/klp-tools-arm64
 	perf_dir=$ROOT/build/perf-arm64
 	perf_src=$perf_dir/usr/bin/perf
-	# (a library in both tools' trees is the same Debian package)
+	bpf_dir=$ROOT/build/bpftrace-arm64
+	bpf_src=$bpf_dir/usr/bin/bpftrace
+	# (a library in two tools' trees is the same Debian package)
 	libdirs=("$tools/lib/aarch64-linux-gnu" "$tools/usr/lib/aarch64-linux-gnu"
 		 "$perf_dir/lib/aarch64-linux-gnu" "$perf_dir/usr/lib/aarch64-linux-gnu"
+		 "$bpf_dir/lib/aarch64-linux-gnu" "$bpf_dir/usr/lib/aarch64-linux-gnu"
 		 /usr/aarch64-linux-gnu/lib)
 	machine=AArch64 ;;
 esac
@@ -317,6 +326,37 @@ while read -r f1 f2; do
 done
 awk '!seen[$2]++' "$tmp/list" >"$tmp/list.uniq"
 "$gen" "$tmp/list.uniq" | gzip -9n >"$cpio_out"
+
+# The tools disk: bpftrace as /bin/bpftrace, the libraries it needs that
+# the initramfs has not in /lib; made again only when that list changes
+# (the same disk for every variant of an arch).
+disk=$ROOT/build/tools-$A.squashfs
+if [ ! -f "$bpf_src" ]; then
+	"$ROOT/scripts/deps.sh" >/dev/null
+fi
+tool_elf bpftrace "$bpf_src" || exit 1
+{
+	echo "file /bin/bpftrace $bpf_src"
+	elf_closure bpftrace "$bpf_src" || exit 1
+} | awk 'NR == FNR { if ($1 == "file") have[$2] = 1; next }
+	 $1 == "file" && !($2 in have) { print $2, $3 }' "$tmp/list.uniq" - \
+	>"$tmp/disk.list"
+(cat "$tmp/disk.list"; awk '{ print $2 }' "$tmp/disk.list" | xargs stat -Lc '%s %Y') \
+	>"$tmp/disk.stamp"
+if [ ! -f "$disk" ] || ! cmp -s "$tmp/disk.stamp" "$disk.stamp"; then
+	mkdir -p "$tmp/disk/bin" "$tmp/disk/lib"
+	while read -r path src; do
+		case $path in
+		/bin/*) cp -L "$src" "$tmp/disk$path" ;;
+		*)	cp -L "$src" "$tmp/disk/lib/${path##*/}" ;;
+		esac
+	done <"$tmp/disk.list"
+	rm -f "$disk" "$disk.stamp"
+	mksquashfs "$tmp/disk" "$disk.tmp" -noappend -comp gzip -all-root -quiet \
+		>/dev/null || { echo "[initramfs $A] mksquashfs failed"; exit 1; }
+	mv "$disk.tmp" "$disk"
+	cp "$tmp/disk.stamp" "$disk.stamp"
+fi
 nko=$(grep -c '^file /lib/modules-test/' "$tmp/list" || true)
 nuser=$(grep -c '^file /usr/test/' "$tmp/list" || true)
 klp_msg=
@@ -329,4 +369,6 @@ perf_gz=$(xargs cat <"$tmp/perf.files" | gzip -9n | wc -c)
 perf_msg=$(awk -v n="$(wc -l <"$tmp/perf.files")" -v r="$perf_raw" -v z="$perf_gz" 'BEGIN {
 	printf "perf and its libraries: %d files, %.1f MB, %.1f MB compressed", n, r / 1048576, z / 1048576 }')
 size=$(wc -c <"$cpio_out" | awk '{ printf "%.1f MB", $1 / 1048576 }')
-echo "[initramfs $A] ${cpio_out#"$ROOT"/}: $size ($nko test modules, $nuser files in /usr/test$klp_msg; $perf_msg)"
+disk_msg=$(awk -v n="$(wc -l <"$tmp/disk.list")" -v z="$(wc -c <"$disk")" 'BEGIN {
+	printf "tools disk: bpftrace and %d libraries, %.1f MB", n - 1, z / 1048576 }')
+echo "[initramfs $A] ${cpio_out#"$ROOT"/}: $size ($nko test modules, $nuser files in /usr/test$klp_msg; $perf_msg; $disk_msg)"
