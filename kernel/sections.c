@@ -1042,9 +1042,18 @@ sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
 	}
 	sframe_answer_compute(pc, ans);
 	if (fill) {
-		e->gen = gen;
-		barrier();
-		WRITE_ONCE(e->pc, pc);
+		/*
+		 * Text that neither vmlinux nor a module holds (BPF programs,
+		 * trampolines, kprobe slots) is freed and reused without a new
+		 * generation: its answer serves this step and is not kept
+		 * (the entry stays empty).
+		 */
+		if (ans->err != -SFRAME_E_NO_FDE || ans->annot ||
+		    sframe_in_vmlinux(pc) || is_module_text_address(pc)) {
+			e->gen = gen;
+			barrier();
+			WRITE_ONCE(e->pc, pc);
+		}
 		__this_cpu_write(sframe_cache_filling, false);
 	}
 	return ans;

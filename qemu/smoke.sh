@@ -1295,6 +1295,7 @@ bpf_tests() {
 			echo "PASS: bpf: bpftrace $bt_name: $bt_n stacks, cached answers differing from a fresh lookup: 0"
 		else
 			echo "FAIL: bpf: bpftrace $bt_name (bpftrace exit $bt_rc): $bt_n stacks, $bt_bad cached answers differ from a fresh lookup"
+			sed 's/^/    /' /sys/kernel/debug/sframe/cache_check
 			head -n 10 /tmp/bt.err /tmp/bt.out | sed 's/^/    /'
 		fi
 	done
