@@ -37,6 +37,14 @@ want() {
 	return 1
 }
 
+# perf_rate_reset: perf_event_max_sample_rate back to 100000.  The kernel
+# lowers it whenever a sampling interrupt takes long (every KASAN kernel
+# under TCG, after churn), and a frequency above it is EINVAL: the stages
+# that sample by frequency (churn's load, bpftrace's profile) start here.
+perf_rate_reset() {
+	echo 100000 >/proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null
+}
+
 # mark NAME: a marker in the kernel log (level 7: in dmesg, not on the
 # console, where it could cut one of our lines) for log_clean NAME
 mark() {
@@ -564,6 +572,7 @@ dumps_test() {
 	dp_old_ht=$(cat $dp_ht)
 	dp_old_rs=$(cat $dp_rs)
 	dmesg -n 1
+	perf_rate_reset
 	mark dumps
 	/usr/test/churn -T 30 >/tmp/dumps.churn 2>&1 &
 	dp_pid=$!
@@ -1247,6 +1256,7 @@ bpf_tests() {
 	mark bpf
 
 	# user stacks of the perf tests' workload
+	perf_rate_reset
 	if bt_run 4 'profile:hz:997 /comm == "chain-work-stat"/ { @u[ustack(perf)] = count(); }'; then
 		# (killed once bpftrace has named its frames)
 		/usr/test/chain-work-static -t 600 >/dev/null 2>&1 &
@@ -1281,6 +1291,7 @@ bpf_tests() {
 		       "profile kstack of every CPU|profile:hz:997 { @k[kstack(perf)] = count(); }"; do
 		bt_name=${bt_case%%|*}
 		echo 1 >/sys/kernel/debug/sframe/cache_check
+		perf_rate_reset
 		if bt_run 4 "${bt_case#*|}"; then
 			tr_load 5
 			wait $bt_pid
