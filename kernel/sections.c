@@ -37,7 +37,6 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
-#include <linux/start_kernel.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
@@ -534,14 +533,15 @@ static void sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 	const unsigned long end = (unsigned long)_etext;
 	struct sframe_ra_table *t = &sframe_vmlinux_ra;
 	u32 calls = 0, n = 0, slots;
-	unsigned long ra, ri_start = (unsigned long)rest_init, ri_size, off;
+	unsigned long ra, ri_start = sframe_rest_init(), ri_size, off;
 	const struct sframe_rows_rule *r;
 	const struct sframe_annot *a;
 	u64 *slot;
 	u32 val;
 	int err;
 
-	if (!kallsyms_lookup_size_offset(ri_start, &ri_size, &off) || off)
+	if (!ri_start || !kallsyms_lookup_size_offset(ri_start, &ri_size, &off) ||
+	    off)
 		return;
 
 	for (ra = base + SFRAME_ARCH_CALL_SIZE; ra < end; ra += SFRAME_ARCH_CALL_SIZE)

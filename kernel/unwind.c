@@ -32,7 +32,6 @@
 #include <linux/ratelimit.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
-#include <linux/start_kernel.h>
 #include <linux/seq_file.h>
 #include <sframe/kernel.h>
 #include "unwind_arch.h"
@@ -270,21 +269,23 @@ static bool sframe_uw_regs(struct sframe_unwind_state *state,
 static bool sframe_uw_in_rest_init(unsigned long pc)
 {
 	/*
-	 * Its end, found once.  One word, written whole (racing CPUs write
-	 * the same value) and read whole: no other data is published with
-	 * it, so it needs no ordering; the start is a constant.
+	 * Its range, found once.  Racing CPUs write the same values; the
+	 * end is published after the start (release) and read before it
+	 * (acquire), so an end seen set comes with its start.
 	 */
-	static unsigned long end;
-	unsigned long start = (unsigned long)rest_init, e, size, off;
+	static unsigned long start, end;
+	unsigned long s, e, size, off;
 
-	e = READ_ONCE(end);
+	e = smp_load_acquire(&end);
 	if (!e) {
-		if (!kallsyms_lookup_size_offset(start, &size, &off) || off)
+		s = sframe_rest_init();
+		if (!s || !kallsyms_lookup_size_offset(s, &size, &off) || off)
 			return false;
-		e = start + size;
-		WRITE_ONCE(end, e);
+		WRITE_ONCE(start, s);
+		e = s + size;
+		smp_store_release(&end, e);
 	}
-	return pc >= start && pc < e;
+	return pc >= READ_ONCE(start) && pc < e;
 }
 
 /*

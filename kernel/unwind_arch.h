@@ -9,6 +9,7 @@
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/rethook.h>
+#include <sframe/compat.h>
 #include <sframe/sframe.h>
 #include <sframe/step.h>
 #include <sframe/unwind.h>
@@ -31,7 +32,7 @@
 /* A return address without its pointer authentication code (either key). */
 static inline unsigned long sframe_arch_strip(unsigned long ra)
 {
-	return ptrauth_strip_insn_pac(ra);
+	return sframe_strip_pac(ra);
 }
 #endif
 

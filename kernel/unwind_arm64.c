@@ -19,8 +19,6 @@
 #include <sframe/kernel.h>
 #include "unwind_arch.h"
 
-asmlinkage void ret_from_fork(void);
-
 static const struct sframe_step_arch arm64_step_arch = SFRAME_ARCH_STEP;
 
 static void sframe_arm64_add(struct sframe_unwind_state *state,
@@ -66,11 +64,11 @@ void sframe_arch_start_blocked(struct sframe_unwind_state *state)
 {
 	struct task_struct *task = state->task;
 
-	state->pc = ptrauth_strip_insn_pac(thread_saved_pc(task));
+	state->pc = sframe_strip_pac(thread_saved_pc(task));
 	state->sp = thread_saved_sp(task);
 	state->fp = thread_saved_fp(task);
-	/* A task that never ran starts at the first byte of ret_from_fork. */
-	state->flags = state->pc == (unsigned long)ret_from_fork ?
+	/* A task that never ran starts at the first byte of its entry. */
+	state->flags = state->pc == (unsigned long)sframe_fork_entry ?
 		       SFRAME_FRAME_EXACT : 0;
 }
 
@@ -88,7 +86,7 @@ void sframe_arch_start_regs(struct sframe_unwind_state *state,
 	state->pc = READ_ONCE_NOCHECK(regs->pc);
 	state->sp = READ_ONCE_NOCHECK(regs->sp);
 	state->fp = READ_ONCE_NOCHECK(regs->regs[29]);
-	state->lr = ptrauth_strip_insn_pac(READ_ONCE_NOCHECK(regs->regs[30]));
+	state->lr = sframe_strip_pac(READ_ONCE_NOCHECK(regs->regs[30]));
 	state->regs = regs;
 	state->flags = SFRAME_FRAME_EXACT | SFRAME_FRAME_LR;
 }
@@ -109,7 +107,8 @@ unsigned long sframe_arch_recover_ra(struct sframe_unwind_state *state,
 
 #ifdef CONFIG_FUNCTION_GRAPH_TRACER
 	if (task->ret_stack && ra == (unsigned long)return_to_handler)
-		ra = ftrace_graph_ret_addr(task, NULL, ra, (void *)state->fp);
+		ra = ftrace_graph_ret_addr(task, &state->graph_idx, ra,
+					   (void *)state->fp);
 #endif
 #ifdef CONFIG_KRETPROBES
 	if (is_kretprobe_trampoline(ra))

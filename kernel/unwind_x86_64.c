@@ -31,7 +31,7 @@ void sframe_arch_init_stacks(struct sframe_unwind_state *state)
 	state->stacks[n++].high = base + THREAD_SIZE;
 	if (task == current) {
 		/* hardirq_stack_ptr points to the topmost word of the stack. */
-		unsigned long top = (unsigned long)this_cpu_read(hardirq_stack_ptr);
+		unsigned long top = sframe_hardirq_stack_ptr();
 
 		if (top) {
 			top += sizeof(long);
@@ -62,8 +62,8 @@ void sframe_arch_start_blocked(struct sframe_unwind_state *state)
 	state->sp = (unsigned long)(frame + 1);
 	state->fp = READ_ONCE_NOCHECK(frame->bp);
 	state->pc = READ_ONCE_NOCHECK(frame->ret_addr);
-	/* A task that never ran starts at the first byte of ret_from_fork. */
-	state->flags = state->pc == (unsigned long)ret_from_fork ?
+	/* A task that never ran starts at the first byte of its entry. */
+	state->flags = state->pc == (unsigned long)sframe_fork_entry ?
 		       SFRAME_FRAME_EXACT : 0;
 }
 
@@ -187,5 +187,9 @@ bool sframe_arch_final_regs(struct sframe_unwind_state *state,
 
 bool sframe_arch_user_regs(const struct pt_regs *regs)
 {
-	return READ_ONCE_NOCHECK(regs->cs) & 3;	/* user_mode(), 64-bit */
+	/*
+	 * user_mode(), 64-bit.  The whole word: since 6.9 the CS selector
+	 * is a u16 sharing it with FRED's extension bits.
+	 */
+	return READ_ONCE_NOCHECK(*(const unsigned long *)&regs->cs) & 3;
 }

@@ -23,6 +23,7 @@
 #ifdef CONFIG_ARM64
 #include <asm/insn.h>
 #endif
+#include <sframe/compat.h>
 #include <sframe/kernel.h>
 #include <sframe/park.h>
 #include <sframe/unwind.h>
@@ -236,13 +237,14 @@ static bool sfm_described(unsigned long pc)
 
 static void sframe_module_veneers(struct kunit *test)
 {
-	unsigned long base = (unsigned long)THIS_MODULE->core_layout.base;
-	unsigned long end = base + THIS_MODULE->core_layout.text_size;
+	unsigned long base, end;
 	unsigned int direct = 0, veneered = 0;
 	unsigned long pc, to;
 	struct sframe_rule r;
 	u32 insn;
 
+	sframe_module_core_text(THIS_MODULE, &base, &end);
+	end += base;
 	for (pc = base; pc < end; pc += AARCH64_INSN_SIZE) {
 		insn = le32_to_cpu(*(__le32 *)pc);
 		if (!aarch64_insn_is_b(insn) && !aarch64_insn_is_bl(insn))
@@ -348,13 +350,14 @@ static void sfm_probe_post(struct kprobe *p, struct pt_regs *regs,
  */
 static void sframe_module_veneer_walk(struct kunit *test)
 {
-	unsigned long base = (unsigned long)THIS_MODULE->core_layout.base;
-	unsigned long end = base + THIS_MODULE->core_layout.text_size;
+	unsigned long base, end;
 	unsigned long sym, size, pc, to = 0;
 	struct sfm_probe *sp;
 	unsigned int i;
 	u32 insn;
 
+	sframe_module_core_text(THIS_MODULE, &base, &end);
+	end += base;
 	KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol((unsigned long)sfm_call_out,
 						    &sym, &size));
 	for (pc = sym; pc < sym + size && !to; pc += AARCH64_INSN_SIZE) {
@@ -557,6 +560,7 @@ static void sframe_module_blocked_in_zram(struct kunit *test)
 {
 	struct sfm_walk w = { };
 	struct block_device *bdev;
+	void *bdev_handle;
 	struct task_struct *task;
 	struct module *zram = NULL;
 	const struct sframe_section *sec;
@@ -566,14 +570,14 @@ static void sframe_module_blocked_in_zram(struct kunit *test)
 	struct sfm_park *p;
 	bool found;
 
-	bdev = blkdev_get_by_path("/dev/zram0", FMODE_READ, test);
-	if (IS_ERR(bdev))
+	bdev_handle = sframe_bdev_open("/dev/zram0", test, &bdev);
+	if (IS_ERR(bdev_handle))
 		kunit_skip(test, "no /dev/zram0 (zram not loaded): %ld",
-			   PTR_ERR(bdev));
+			   PTR_ERR(bdev_handle));
 	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 	z = kunit_kzalloc(test, sizeof(*z), GFP_KERNEL);
 	if (!p || !z) {
-		blkdev_put(bdev, FMODE_READ);
+		sframe_bdev_close(bdev_handle);
 		KUNIT_FAIL(test, "no memory");
 		return;
 	}
@@ -585,7 +589,7 @@ static void sframe_module_blocked_in_zram(struct kunit *test)
 	task = kthread_run(sfm_zram_reset, z, "sfm_zram_reset");
 	if (IS_ERR(task)) {
 		mutex_unlock(&bdev->bd_disk->open_mutex);
-		blkdev_put(bdev, FMODE_READ);
+		sframe_bdev_close(bdev_handle);
 		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(task));
 		return;
 	}
@@ -597,7 +601,7 @@ static void sframe_module_blocked_in_zram(struct kunit *test)
 	put_task_struct(task);
 
 	if (!found) {
-		blkdev_put(bdev, FMODE_READ);
+		sframe_bdev_close(bdev_handle);
 		KUNIT_FAIL(test, "kthread never seen asleep inside zram");
 		return;
 	}
@@ -620,7 +624,7 @@ static void sframe_module_blocked_in_zram(struct kunit *test)
 	KUNIT_EXPECT_GE(test, part,
 			IS_ENABLED(CONFIG_SFRAME_UNWIND_GEN) ? 1U : 2U);
 	KUNIT_EXPECT_EQ(test, bad, 0);
-	blkdev_put(bdev, FMODE_READ);
+	sframe_bdev_close(bdev_handle);
 	KUNIT_EXPECT_EQ(test, z->ret, -EBUSY);
 }
 #endif

@@ -24,21 +24,16 @@
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
-#include <linux/start_kernel.h>
+#include <sframe/compat.h>
 #include <sframe/kernel.h>
 #include <sframe/park.h>
 #include <sframe/unwind.h>
 #ifdef CONFIG_X86_64
 #include <asm/insn.h>
 #endif
-#ifdef CONFIG_ARM64
-#include <asm/pointer_auth.h>
-#endif
 #include "sframe_kunit.h"
 
 #define SFU_MAX		64
-
-asmlinkage void ret_from_fork(void);
 
 #define SFU_REF_NAME	SFRAME_REF_UNWINDER
 
@@ -66,7 +61,7 @@ static bool sfu_store(void *cookie, unsigned long addr)
 static unsigned long sfu_code(unsigned long word)
 {
 #ifdef CONFIG_ARM64
-	return ptrauth_strip_insn_pac(word);
+	return sframe_strip_pac(word);
 #else
 	return word;
 #endif
@@ -203,7 +198,7 @@ static void sfu_test_parked(struct kunit *test)
 				  sfu_named(t->e[at + 5], "kthread"));
 	}
 	/* The final frame: ret_from_fork's pt_regs ends the walk. */
-	KUNIT_EXPECT_TRUE(test, t->n && sfu_in(t->e[t->n - 1], ret_from_fork));
+	KUNIT_EXPECT_TRUE(test, t->n && sfu_in(t->e[t->n - 1], sframe_fork_entry));
 	KUNIT_EXPECT_PTR_EQ(test, st->regs, task_pt_regs(task));
 
 	/* The same as the reference unwinder. */
@@ -621,7 +616,7 @@ static atomic_t sfu_graph_hooked;
 /* Entries of other functions: the filter did not apply (see below). */
 static atomic_t sfu_graph_other;
 
-static notrace int sfu_graph_entry(struct ftrace_graph_ent *trace)
+static notrace int sfu_graph_entry(SFRAME_FGRAPH_ENT_ARGS(trace))
 {
 	unsigned int i;
 
@@ -636,7 +631,7 @@ static notrace int sfu_graph_entry(struct ftrace_graph_ent *trace)
 	return 0;
 }
 
-static notrace void sfu_graph_return(struct ftrace_graph_ret *trace)
+static notrace void sfu_graph_return(SFRAME_FGRAPH_RET_ARGS(trace))
 {
 }
 
@@ -669,13 +664,13 @@ static void sfu_graph_filter(bool on)
 	char buf[32];
 
 	if (!on) {
-		ftrace_set_global_filter(NULL, 0, 1);
+		sframe_fgraph_filter(&sfu_graph_ops, NULL, 0, 1);
 		return;
 	}
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		/* the parser writes into its buffer */
 		strscpy(buf, names[i], sizeof(buf));
-		ftrace_set_global_filter(buf, strlen(buf), !i);
+		sframe_fgraph_filter(&sfu_graph_ops, buf, strlen(buf), !i);
 	}
 #endif
 }
@@ -805,7 +800,7 @@ static void sfu_test_corrupt(struct kunit *test)
 		{ "return address 0", 0 },
 		{ "return address not text", (unsigned long)&jiffies },
 		{ "return address into the leaf (loop)", (unsigned long)sframe_park_leaf + 1 },
-		{ "fake boundary (ret_from_fork)", (unsigned long)ret_from_fork + 4 },
+		{ "fake boundary (fork entry)", (unsigned long)sframe_fork_entry + 4 },
 		{ "return address -1", ~0UL },
 	};
 
@@ -1109,7 +1104,7 @@ static void sfu_test_ra_table(struct kunit *test)
 
 	KUNIT_ASSERT_TRUE(test, sframe_vmlinux_rows_wait());
 	KUNIT_ASSERT_NOT_NULL(test, READ_ONCE(t->slot));
-	KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol((unsigned long)rest_init,
+	KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol(sframe_rest_init(),
 						    &ri, &ri_size));
 	for (i = 0; i <= t->mask; i++) {
 		k = (u32)t->slot[i];

@@ -20,6 +20,7 @@
 #include <linux/kernel.h>
 #include <linux/sizes.h>
 #include <asm/sections.h>
+#include <sframe/compat.h>
 #include <sframe/kernel.h>
 #include "sframe_kunit.h"
 
@@ -125,8 +126,7 @@ struct sframe_uncovered {
 	unsigned long symbols, uncovered;
 };
 
-static int sframe_check_symbol(void *data, const char *name,
-			       struct module *mod, unsigned long addr)
+static int sframe_check_symbol(SFRAME_KALLSYMS_CB_ARGS(data, name, addr))
 {
 	struct sframe_uncovered *u = data;
 	unsigned long sym, size;

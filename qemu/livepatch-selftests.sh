@@ -22,6 +22,10 @@
 # removed, so that the next script starts clean.
 
 dir=/selftests/livepatch
+# the scripts check that modules could be built (6.12: has_kdir); ours
+# are prebuilt beside them
+KDIR=$dir
+export KDIR
 tmo=${KLP_SELFTEST_TIMEOUT:-300}
 out=/tmp/livepatch-selftest.out
 PATH=/usr/bin:/usr/sbin:/bin:/sbin

@@ -185,13 +185,13 @@ if [ -z "$kunit_only" ] && want livepatch; then
 fi
 
 # The kernel's own livepatch selftests (tools/testing/selftests/livepatch,
-# in the initramfs with CONFIG_LIVEPATCH=y and CONFIG_TEST_LIVEPATCH=m): one
+# in the initramfs with CONFIG_LIVEPATCH=y and their test modules): one
 # PASS, FAIL or SKIP line per script (qemu/livepatch-selftests.sh).
 if [ -z "$kunit_only" ] && [ -z "$tour" ] && want selftests; then
 	if [ ! -d /sys/kernel/livepatch ]; then
 		echo "SKIP: livepatch-selftest: all (no /sys/kernel/livepatch: CONFIG_LIVEPATCH is not set)"
 	elif [ ! -d /selftests/livepatch ]; then
-		echo "SKIP: livepatch-selftest: all (not in the initramfs: the kernel has no CONFIG_TEST_LIVEPATCH=m modules)"
+		echo "SKIP: livepatch-selftest: all (not in the initramfs: the kernel has no livepatch selftest modules)"
 	else
 		/livepatch-selftests.sh
 	fi

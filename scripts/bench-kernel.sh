@@ -26,7 +26,7 @@ arch_setup "${1:-}"
 A=$1
 [ -f "$OUT/$IMAGE" ] || { echo "[bench $A] no kernel: make kernel ARCH=$A first"; exit 1; }
 "$ROOT/scripts/initramfs.sh" "$A" >/dev/null
-initrd=$ROOT/build/initramfs-$A.cpio.gz
+initrd=$KB/initramfs-$A.cpio.gz
 
 # run NAME CPUS QEMU-OPTIONS...: boot, keep the console log
 run() {

@@ -11,7 +11,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 arch_setup "${1:-}"
 A=$1
-tag="[kernel $A${VARIANT:+-$VARIANT}]"
+tag="[kernel $KVER $A${VARIANT:+-$VARIANT}]"
 log=$LOGS/kernel-$A${VARIANT:+-$VARIANT}.log
 
 # VARIANT=defconfig: the architecture's defconfig plus our options
@@ -28,6 +28,9 @@ else
 	[ ! -f "$ROOT/qemu/configs/${VARIANT:-}-$A.config" ] ||
 		frags+=("$ROOT/qemu/configs/$VARIANT-$A.config")
 fi
+# what differs on this kernel line (its options, its test modules)
+[ ! -f "$ROOT/qemu/configs/kver-$KVER.config" ] ||
+	frags+=("$ROOT/qemu/configs/kver-$KVER.config")
 
 fail() {
 	echo "$tag FAILED: $1 (log: ${log#"$ROOT"/})"

@@ -53,7 +53,7 @@ objs_for() {	# the patched kernel files of ARCH, as objects
 
 for arch in x86_64 arm64; do
 	arch_setup "$arch"
-	OUT=$ROOT/build/kcfg-$arch
+	OUT=$KB/kcfg-$arch
 	KMAKE=("${KMAKE[@]/#O=*/O=$OUT}")
 	mkdir -p "$OUT"
 	for combo in $COMBOS; do
@@ -112,7 +112,7 @@ done
 
 # Objects that must never carry SFrame, in the test kernels' builds.
 for arch in x86_64 arm64; do
-	for dir in "$ROOT/build/kbuild-$arch" "$ROOT/build/kbuild-$arch-defconfig"; do
+	for dir in "$KB/kbuild-$arch" "$KB/kbuild-$arch-defconfig"; do
 		[ -d "$dir" ] || continue
 		bad=
 		while read -r f; do

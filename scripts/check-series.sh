@@ -1,17 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The kernel patch series (scripts/patches) as a reviewer receives it:
-# numbered 0001..N without gaps, each a mail with From:, a subject
-# "[PATCH k/N] ...", a body and a Signed-off-by line, and the series
-# applies with `git am` to the pristine 6.1 sources and gives the same
-# files as `patch -p1` (what scripts/prepare-kernel.sh uses).  One PASS or
-# FAIL line per check.
+# The kernel patch series of line KVER (scripts/patches/$KVER) as a
+# reviewer receives it: numbered 0001..N without gaps, each a mail with
+# From:, a subject "[PATCH k/N] ...", a body and a Signed-off-by line, and
+# the series applies with `git am` to the pristine sources and gives the
+# same files as `patch -p1 --fuzz=0` (what scripts/prepare-kernel.sh
+# uses).  One PASS or FAIL line per check, tagged with the line.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-TARBALL=/usr/src/linux-source-6.1.tar.xz
-mapfile -t patches < <(ls "$ROOT"/scripts/patches/[0-9][0-9][0-9][0-9]-*.patch)
+KVER=${KVER:-6.1}
+TARBALL=/usr/src/linux-source-$KVER.tar.xz
+mapfile -t patches < <(ls "$ROOT"/scripts/patches/"$KVER"/[0-9][0-9][0-9][0-9]-*.patch)
 n=${#patches[@]}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -19,7 +20,7 @@ trap 'rm -rf "$tmp"' EXIT
 check() {
 	local name=$1
 	shift
-	if "$@"; then echo "PASS: series: $name"; else echo "FAIL: series: $name"; fi
+	if "$@"; then echo "PASS: series $KVER: $name"; else echo "FAIL: series $KVER: $name"; fi
 }
 
 # mail_ok K FILE: the mail headers and sign-off of patch K of N
@@ -37,16 +38,16 @@ for k in $(seq 1 "$n"); do
 		mail_ok "$k" "${patches[k - 1]}"
 done
 
-# The pristine files the series touches, from Debian's linux-source-6.1.
+# The pristine files the series touches, from Debian's linux-source-$KVER.
 files=$(grep -h '^+++ b/' "${patches[@]}" | sed 's|^+++ b/||; s/\t.*//' | sort -u)
 mkdir -p "$tmp/src"
 tar -xJf "$TARBALL" -C "$tmp/src" --strip-components=1 \
-	$(for f in $files; do echo "linux-source-6.1/$f"; done) 2>/dev/null
+	$(for f in $files; do echo "linux-source-$KVER/$f"; done) 2>/dev/null
 
 apply_git_am() {
 	cp -r "$tmp/src" "$tmp/am" &&
 	cd "$tmp/am" &&
-	git init -q && git add -A &&
+	git init -q && git add -f -A &&
 	git -c user.name=check -c user.email=check@localhost commit -qm base &&
 	git -c user.name=check -c user.email=check@localhost am -q "${patches[@]}"
 }
@@ -54,7 +55,7 @@ apply_patch() {
 	local p
 	cp -r "$tmp/src" "$tmp/p1" &&
 	for p in "${patches[@]}"; do
-		patch -d "$tmp/p1" -p1 -s -f <"$p" >/dev/null || return 1
+		patch -d "$tmp/p1" -p1 -s -f --fuzz=0 <"$p" >/dev/null || return 1
 	done
 }
 same_result() { diff -r -q --exclude=.git "$tmp/am" "$tmp/p1" >/dev/null; }

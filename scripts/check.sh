@@ -3,8 +3,9 @@
 #
 # make check: every test of the project, in order, continuing past
 # failures, then one "N passed, N failed" line over all result files:
-#   host tests, kernel builds (x86_64, arm64), lint, KUnit and QEMU boot
-#   tests on both arches.  DEEP=1 adds kernels with KASAN and lockdep
+#   host tests, lint, then for each kernel line (KVERS, default "6.1
+#   6.12"): kernel builds (x86_64, arm64), the verifier, KUnit and QEMU
+#   boot tests on both arches.  DEEP=1 adds kernels with KASAN and lockdep
 #   together for both arches (KUnit and boot tests again; x86_64's has
 #   SFrame generated from CFI, as make check-gen), a KCSAN kernel (x86_64:
 #   churn, tracers, user tests) and FUZZ_SECONDS (300) of fuzzing.  The
@@ -14,8 +15,13 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 R=build/results
+# the kernel lines: KVER=6.1|6.12 (make check KVER=...) for one, else both
+case ${KVER:-all} in
+all)	KVERS="6.1 6.12" ;;
+*)	KVERS=$KVER ;;
+esac
 mkdir -p "$R" build/logs
-rm -f "$R"/*.txt
+rm -f "$R"/*.txt build/*/results/*.txt
 start=$(date +%s)
 
 stage() {
@@ -40,34 +46,52 @@ host_tests() {
 	return $rc
 }
 
+# line_tests KVER: a kernel line's builds and tests on both arches
+line_tests() {
+	local kv=$1 arch
+	export KVER=$kv
+	[ "$kv" = 6.1 ] || stage "kernel-prepare-$kv" scripts/prepare-kernel.sh ||
+		return
+	for arch in x86_64 arm64; do
+		{ [ "$kv-$arch" = 6.1-x86_64 ] ||
+		  stage "kernel-$kv-$arch" scripts/build-kernel.sh $arch; } &&
+		stage "vmlinux-sframe-$kv-$arch" scripts/check-vmlinux-sframe.sh $arch &&
+		stage "sframe-verify-$kv-$arch" scripts/verify-kernel.sh $arch
+	done
+	for arch in x86_64 arm64; do
+		stage "kunit-$kv-$arch" scripts/kunit.sh $arch
+		stage "qemu-test-$kv-$arch" scripts/qemu-test.sh $arch
+	done
+	unset KVER
+}
+
 stage check-host host_tests
 stage kernel-deps scripts/deps.sh
-stage kernel-prepare scripts/prepare-kernel.sh
-for arch in x86_64 arm64; do
-	stage "kernel-$arch" scripts/build-kernel.sh $arch &&
-	stage "vmlinux-sframe-$arch" scripts/check-vmlinux-sframe.sh $arch &&
-	stage "sframe-verify-$arch" scripts/verify-kernel.sh $arch
-done
+# lint reads the 6.1 x86_64 build (sparse)
+stage kernel-prepare-6.1 env KVER=6.1 scripts/prepare-kernel.sh
+stage kernel-6.1-x86_64 env KVER=6.1 scripts/build-kernel.sh x86_64
 stage lint scripts/lint.sh
-for arch in x86_64 arm64; do
-	stage "kunit-$arch" scripts/kunit.sh $arch
-	stage "qemu-test-$arch" scripts/qemu-test.sh $arch
+for kv in $KVERS; do
+	line_tests "$kv"
 done
 # DEEP=1 (what CI runs): the same tests on KASAN + lockdep kernels (x86_64's
 # with SFrame generated from CFI: make check-gen's stages), a KCSAN kernel,
 # longer fuzzing.
+# DEEP_KASAN: the kernel lines and arches of the KASAN runs.
+DEEP_KASAN=${DEEP_KASAN:-6.1-x86_64 6.1-arm64 6.12-arm64}
 if [ -n "${DEEP:-}" ]; then
-	for arch in x86_64 arm64; do
-		if stage "kernel-$arch-kasan" env VARIANT=kasan scripts/build-kernel.sh $arch; then
-			stage "sframe-verify-$arch-kasan" env VARIANT=kasan scripts/verify-kernel.sh $arch
-			stage "kunit-$arch-kasan" env VARIANT=kasan scripts/kunit.sh $arch
-			stage "qemu-test-$arch-kasan" env VARIANT=kasan scripts/qemu-test.sh $arch
+	for la in $DEEP_KASAN; do
+		kv=${la%-*} arch=${la#*-}
+		if stage "kernel-$la-kasan" env KVER=$kv VARIANT=kasan scripts/build-kernel.sh $arch; then
+			stage "sframe-verify-$la-kasan" env KVER=$kv VARIANT=kasan scripts/verify-kernel.sh $arch
+			stage "kunit-$la-kasan" env KVER=$kv VARIANT=kasan scripts/kunit.sh $arch
+			stage "qemu-test-$la-kasan" env KVER=$kv VARIANT=kasan scripts/qemu-test.sh $arch
 		fi
 	done
 	# KCSAN (x86_64): churn, the tracers and the user tests, with data
 	# races in our code reported (qemu/smoke.sh).
-	if stage "kernel-x86_64-kcsan" env VARIANT=kcsan scripts/build-kernel.sh x86_64; then
-		stage "qemu-test-x86_64-kcsan" env VARIANT=kcsan \
+	if stage "kernel-6.1-x86_64-kcsan" env KVER=6.1 VARIANT=kcsan scripts/build-kernel.sh x86_64; then
+		stage "qemu-test-6.1-x86_64-kcsan" env KVER=6.1 VARIANT=kcsan \
 			QEMU_APPEND=sframe_only=churn,tracers,user,costly,hostile-mt \
 			scripts/qemu-test.sh x86_64
 	fi
@@ -75,4 +99,6 @@ if [ -n "${DEEP:-}" ]; then
 		FUZZ_SECONDS="${FUZZ_SECONDS:-300}"
 fi
 echo "[check] all stages done in $(( $(date +%s) - start )) s"
-scripts/summary.sh "$R"/*.txt
+scripts/summary.sh "$R"/*.txt $(for kv in $KVERS; do
+	[ "$kv" = 6.1 ] || ls build/"$kv"/results/*.txt 2>/dev/null
+done)

@@ -4,11 +4,24 @@
 # arch_setup ARCH sets: KARCH, OUT (build dir), IMAGE, KMAKE (make command).
 # VARIANT=name builds in build/kbuild-ARCH-name with qemu/configs/name.config;
 # VARIANT=clang builds with LLVM=1 (clang, lld, LLVM binutils).
+#
+# KVER=6.1|6.12 picks the kernel line (default 6.1).  Each line has its
+# own build area KB: build/ for 6.1, build/6.12/ for 6.12, holding the
+# patched tree (KB/linux), the kernel builds, initramfs images, logs and
+# results; what does not depend on the kernel (host tools, user programs,
+# busybox, perf, bpftrace) is shared in build/.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-KSRC=${KDIR:-$ROOT/build/linux}
-LOGS=$ROOT/build/logs
-RESULTS=$ROOT/build/results
+KVER=${KVER:-6.1}
+case $KVER in
+6.1)	KB=$ROOT/build ;;
+6.12)	KB=$ROOT/build/$KVER ;;
+*)	echo "KVER=$KVER: supported kernel lines are 6.1 and 6.12" >&2; exit 2 ;;
+esac
+export KVER
+KSRC=${KDIR:-$KB/linux}
+LOGS=$KB/logs
+RESULTS=$KB/results
 export CCACHE_BASEDIR=$ROOT/build
 # defconfig builds of both arches need more than the default 5 GB
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-25G}
@@ -23,7 +36,7 @@ arch_setup() {
 		cross=aarch64-linux-gnu- ;;
 	*)	echo "usage: $(basename "$0") x86_64|arm64" >&2; exit 2 ;;
 	esac
-	OUT=$ROOT/build/kbuild-$1${VARIANT:+-$VARIANT}
+	OUT=$KB/kbuild-$1${VARIANT:+-$VARIANT}
 	if [ "${VARIANT:-}" = clang ]; then
 		# LLVM=1: clang, its integrated assembler, lld and the LLVM
 		# binutils; the target comes from ARCH (scripts/Makefile.clang)

@@ -36,7 +36,8 @@ x86_64)	busybox=/bin/busybox
 	perf_src=/usr/bin/perf
 	bpf_src=/usr/bin/bpftrace
 	libdirs=(/lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu)
-	machine="Advanced Micro Devices X86-64" ;;
+	machine="Advanced Micro Devices X86-64"
+	ucc=gcc ;;
 arm64)	busybox=$ROOT/build/busybox-arm64/bin/busybox
 	off="poweroff -f"	# PSCI
 	tools=$ROOT/build/klp-tools-arm64
@@ -49,9 +50,10 @@ arm64)	busybox=$ROOT/build/busybox-arm64/bin/busybox
 		 "$perf_dir/lib/aarch64-linux-gnu" "$perf_dir/usr/lib/aarch64-linux-gnu"
 		 "$bpf_dir/lib/aarch64-linux-gnu" "$bpf_dir/usr/lib/aarch64-linux-gnu"
 		 /usr/aarch64-linux-gnu/lib)
-	machine=AArch64 ;;
+	machine=AArch64
+	ucc=aarch64-linux-gnu-gcc ;;
 esac
-cpio_out=$ROOT/build/initramfs-$A${VARIANT:+-$VARIANT}.cpio.gz
+cpio_out=$KB/initramfs-$A${VARIANT:+-$VARIANT}.cpio.gz
 gen=$OUT/usr/gen_init_cpio
 [ -x "$gen" ] || { echo "[initramfs $A] $gen missing: build the kernel first"; exit 1; }
 [ -x "$busybox" ] || { echo "[initramfs $A] $busybox missing: run scripts/deps.sh"; exit 1; }
@@ -64,16 +66,31 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # The livepatch selftests and their tools (about 4 MB compressed), only
-# with the selftests' modules: without them every script skips.
+# with the selftests' modules: without them every script skips.  6.1
+# builds them in-tree (CONFIG_TEST_LIVEPATCH=m, lib/livepatch); since 6.7
+# they are external modules beside the scripts (test_modules/, built here
+# against this kernel) and test-syscall.sh runs test_klp-call_getpid.
 klp_src=$KSRC/tools/testing/selftests/livepatch
 klp=
+klp_ext=
 if grep -qx 'CONFIG_LIVEPATCH=y' "$OUT/.config" 2>/dev/null &&
-   grep -qx 'CONFIG_TEST_LIVEPATCH=m' "$OUT/.config" &&
+   { grep -qx 'CONFIG_TEST_LIVEPATCH=m' "$OUT/.config" ||
+     [ -f "$klp_src/test_modules/Makefile" ]; } &&
    [ -f "$klp_src/functions.sh" ]; then
 	klp=1
 	if [ ! -x "$tools/bin/bash-static" ] || [ ! -x "$tools/bin/kmod" ]; then
 		"$ROOT/scripts/deps.sh" >/dev/null
 	fi
+fi
+if [ -n "$klp" ] && [ -f "$klp_src/test_modules/Makefile" ]; then
+	klp_ext=$OUT/klp-test-modules
+	mkdir -p "$klp_ext"
+	cp -u "$klp_src"/test_modules/*.c "$klp_src/test_modules/Makefile" "$klp_ext/"
+	"${KMAKE[@]}" M="$klp_ext" modules >"$LOGS/klp-test-modules-$A${VARIANT:+-$VARIANT}.log" 2>&1 ||
+		{ echo "[initramfs $A] livepatch selftest modules failed to build (log: ${LOGS#"$ROOT"/}/klp-test-modules-$A${VARIANT:+-$VARIANT}.log)"; exit 1; }
+	$ucc -static -O2 -o "$klp_ext/test_klp-call_getpid" \
+		"$klp_src/test_klp-call_getpid.c" ||
+		{ echo "[initramfs $A] test_klp-call_getpid failed to build"; exit 1; }
 fi
 
 # klp_bin NAME: the tool NAME of $tools (/ for x86_64): a regular file
@@ -160,6 +177,13 @@ klp_list() {
 	for t in "$klp_src"/functions.sh "$klp_src"/test-*.sh; do
 		echo "file /selftests/livepatch/${t##*/} $t 755 0 0"
 	done
+	if [ -n "$klp_ext" ]; then
+		echo "dir /selftests/livepatch/test_modules 755 0 0"
+		for t in "$klp_ext"/test_klp_*.ko; do
+			echo "file /selftests/livepatch/test_modules/${t##*/} $t 644 0 0"
+		done
+		echo "file /selftests/livepatch/test_klp-call_getpid $klp_ext/test_klp-call_getpid 755 0 0"
+	fi
 	echo "file /livepatch-selftests.sh $ROOT/qemu/livepatch-selftests.sh 755 0 0"
 	echo "dir /usr 755 0 0"
 	echo "dir /usr/bin 755 0 0"

@@ -2,6 +2,7 @@
 #
 # Kernel harness targets, included by the top-level Makefile.
 # ARCH is also a kbuild variable: it is passed to the scripts explicitly.
+# KVER=6.1|6.12 picks the kernel line of every target (default 6.1).
 #
 #   make kernel [ARCH=x86_64|arm64]   deps, prepare build/linux, build
 #   make kernel-all                   the same for both arches
@@ -23,6 +24,12 @@
 
 ARCH ?= x86_64
 KERNEL_ARCHES := x86_64 arm64
+# The kernel line: KVER=6.1 (default) or 6.12; make check runs both
+# unless one is given (KVER=all: both).  The scripts read it from the
+# environment (scripts/common.sh).
+ifdef KVER
+export KVER
+endif
 HARNESS := $(dir $(lastword $(MAKEFILE_LIST)))
 
 .PHONY: kernel-deps kernel-prepare kernel kernel-all kunit qemu-test run lint \

@@ -81,7 +81,7 @@ if grep -q '^sframe-unwind/' "$OUT/modules.order" 2>/dev/null; then
 	mlog=$LOGS/kunit-$name-modules.log
 	echo "[kunit $name] module suites (log: ${mlog#"$ROOT"/})"
 	"$ROOT/scripts/initramfs.sh" "$A" >/dev/null
-	qemu_cmd "$A" "$ROOT/build/initramfs-$name.cpio.gz" \
+	qemu_cmd "$A" "$KB/initramfs-$name.cpio.gz" \
 		"panic=-1 kunit.filter_glob=no-built-in-suites"
 	timeout -k 5 "${TIMEOUT:-300}" "${QEMU[@]}" </dev/null 2>&1 |
 		tr -d '\r' >"$mlog.console" || true

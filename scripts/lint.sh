@@ -69,11 +69,13 @@ else
 	echo "[lint] sparse: $n warnings (log: ${log#"$ROOT"/})"
 fi
 
-# The patch series: numbered mails with a why and a sign-off, applying
-# with git am and patch -p1 alike.
-"$ROOT/scripts/check-series.sh" >"$LOGS/lint-series.log" 2>&1
-cat "$LOGS/lint-series.log" >>"$res"
-echo "[lint] series: $(grep -c '^PASS' "$LOGS/lint-series.log") passed, $(grep -c '^FAIL' "$LOGS/lint-series.log") failed (log: build/logs/lint-series.log)"
+# The patch series of both lines: numbered mails with a why and a
+# sign-off, applying with git am and patch -p1 --fuzz=0 alike.
+for kv in 6.1 6.12; do
+	KVER=$kv "$ROOT/scripts/check-series.sh" >"$LOGS/lint-series-$kv.log" 2>&1
+	cat "$LOGS/lint-series-$kv.log" >>"$res"
+	echo "[lint] series $kv: $(grep -c '^PASS' "$LOGS/lint-series-$kv.log") passed, $(grep -c '^FAIL' "$LOGS/lint-series-$kv.log") failed (log: ${LOGS#"$ROOT"/}/lint-series-$kv.log)"
+done
 
 grep '^FAIL' "$res" | sed 's/^/  /' || true
 ! grep -q '^FAIL' "$res"

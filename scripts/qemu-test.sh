@@ -32,7 +32,7 @@ timeout=${TIMEOUT:-$(( $([ -n "${VARIANT:-}" ] && echo 1500 || echo 600) + churn
 # rdshell: /init starts a shell (only when we have a terminal)
 [ -n "${INTERACTIVE:-}" ] && [ -t 0 ] && shell=rdshell || shell=
 "$ROOT/scripts/initramfs.sh" "$A"
-qemu_cmd "$A" "$ROOT/build/initramfs-$name.cpio.gz" \
+qemu_cmd "$A" "$KB/initramfs-$name.cpio.gz" \
 	"panic=-1 kunit.enable=0 sframe_churn_seconds=$churn ${DEEP:+sframe_deep} $owner $shell ${QEMU_APPEND:-}"
 
 if [ -n "${INTERACTIVE:-}" ]; then

@@ -19,7 +19,7 @@ if [ -n "${INTERACTIVE:-}" ]; then
 fi
 [ -f "$OUT/$IMAGE" ] || { echo "[run] no kernel: make kernel ARCH=$A"; exit 1; }
 "$ROOT/scripts/initramfs.sh" "$A" >/dev/null
-qemu_cmd "$A" "$ROOT/build/initramfs-$A.cpio.gz" \
+qemu_cmd "$A" "$KB/initramfs-$A.cpio.gz" \
 	"panic=-1 kunit.enable=0 sframe_tour ${QEMU_APPEND:-}"
 echo "[run] booting the $A test kernel under QEMU (-smp ${SMP:-2}, TCG; about 3 minutes) ..."
 start=$(date +%s)

@@ -10,7 +10,12 @@
 #include "search.h"
 #include "verify.h"
 
-/* ORC (arch/x86/include/asm/orc_types.h, Linux 6.1). */
+/*
+ * ORC (arch/x86/include/asm/orc_types.h).  Entries are kept in the
+ * Linux 6.1 form (type CALL, REGS or REGS_PARTIAL, and an end-of-stack
+ * bit); load_orc() converts the 6.4+ form (a 3-bit type that includes
+ * UNDEFINED and END_OF_STACK, marked by an .orc_header section).
+ */
 #define ORC_REG_UNDEFINED	0
 #define ORC_REG_PREV_SP		1
 #define ORC_REG_DX		2
@@ -23,6 +28,10 @@
 #define ORC_REG_SP_INDIRECT	9
 #define ORC_TYPE_CALL		0
 #define ORC_ENTRY_SIZE		6
+/* Linux 6.4+ types */
+#define ORC_V2_TYPE_UNDEFINED	0
+#define ORC_V2_TYPE_END		1
+#define ORC_V2_TYPE_CALL	2
 
 /*
  * x86_64: stack realignment through a DRAP register, whose FDE gas 2.40
@@ -121,6 +130,8 @@ void load_orc(struct input *in)
 {
 	int ip = elf_sec_find(&in->f, ".orc_unwind_ip");
 	int un = elf_sec_find(&in->f, ".orc_unwind");
+	/* Linux 6.4+: the header section hashes orc_types.h */
+	int v2 = elf_sec_find(&in->f, ".orc_header") >= 0;
 	const uint8_t *ipd, *und;
 	const char *why;
 	uint64_t i, n;
@@ -149,8 +160,23 @@ void load_orc(struct input *in)
 		o->bp_off = (int16_t)elf_get(&in->f, u + 2, 2);
 		o->sp_reg = bits & 0xf;
 		o->bp_reg = (bits >> 4) & 0xf;
-		o->type = (bits >> 8) & 3;
-		o->end = (bits >> 10) & 1;
+		if (!v2) {
+			o->type = (bits >> 8) & 3;
+			o->end = (bits >> 10) & 1;
+			continue;
+		}
+		o->type = (bits >> 8) & 7;
+		if (o->type <= ORC_V2_TYPE_END) {
+			/* undefined or end of stack: no frame */
+			o->end = o->type == ORC_V2_TYPE_END;
+			o->sp_reg = ORC_REG_UNDEFINED;
+			o->type = ORC_TYPE_CALL;
+		} else {
+			/* CALL, REGS, REGS_PARTIAL as in 6.1; 3: unknown */
+			o->type -= ORC_V2_TYPE_CALL;
+			if (o->type > 3)
+				o->type = 3;
+		}
 	}
 	qsort(in->orc, n, sizeof(*in->orc), cmp_orc);
 	in->norc = n;
