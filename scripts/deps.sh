@@ -19,11 +19,12 @@ BB_ARM64=$ROOT/build/busybox-arm64
 KLP_ARM64=$ROOT/build/klp-tools-arm64
 PERF_ARM64=$ROOT/build/perf-arm64
 BPFTRACE_ARM64=$ROOT/build/bpftrace-arm64
-# bash, kmod (modprobe, modinfo), coreutils (comm, mktemp, stat, timeout),
-# diffutils (diff), procps (sysctl), util-linux (dmesg) and the libraries
+# bash, kmod (modprobe, modinfo), coreutils (comm, date, mktemp, stat,
+# timeout), diffutils (diff), procps (sysctl), util-linux (dmesg), libc-bin
+# (getconf: 6.12's test-syscall.sh) and the libraries
 # they need (scripts/initramfs.sh checks every DT_NEEDED; libc comes from
 # libc6-arm64-cross)
-KLP_PKGS=(bash-static kmod coreutils diffutils procps util-linux
+KLP_PKGS=(bash-static kmod coreutils diffutils procps util-linux libc-bin
 	  liblzma5 libzstd1 libssl3 libselinux1 libpcre2-8-0 libtinfo6)
 
 PKGS="linux-source-6.1 linux-source-6.12 gcc gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu

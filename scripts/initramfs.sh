@@ -190,7 +190,7 @@ klp_list() {
 	src=$(klp_bin bash-static) && tool_elf "livepatch selftests" "$src" || return 1
 	echo "file /bin/bash $src 755 0 0"
 	todo+=("$src")
-	for t in kmod comm diff dmesg mktemp stat sysctl timeout; do
+	for t in kmod comm date diff dmesg getconf mktemp stat sysctl timeout; do
 		src=$(klp_bin $t) && tool_elf "livepatch selftests" "$src" || return 1
 		echo "file /usr/bin/$t $src 755 0 0"
 		todo+=("$src")
