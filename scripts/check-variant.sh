@@ -22,6 +22,11 @@
 #              and loop (qemu/configs/lockdep.config)
 #   kcsan      make check-kcsan: the x86_64 test kernel with KCSAN
 #              (qemu/configs/kcsan.config); churn and the user tests
+#   kasan      make check-kasan ARCH=...: the test kernel with KASAN and
+#              lockdep, as make check DEEP=1 runs it for the kernel lines
+#              and arches it covers (DEEP_KASAN)
+#
+# KVER=6.1|6.12 picks the kernel line, as everywhere.
 #
 # The kernel must build, verify with 0 unknown findings, boot under QEMU
 # with -smp 2, load every module it built, and pass our KUnit suites and
@@ -34,9 +39,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 V=${1:-}
 A=${2:-}
 case $V:$A in
-defconfig:*|gen:*|clang:*|lockdep:*|kcsan:x86_64) ;;
+defconfig:*|gen:*|clang:*|lockdep:*|kasan:*|kcsan:x86_64) ;;
 kcsan:*) echo "$(basename "$0"): KCSAN: x86_64 only (arm64 6.1 has no KCSAN)" >&2; exit 2 ;;
-*) echo "usage: $(basename "$0") defconfig|gen|clang|lockdep|kcsan x86_64|arm64" >&2; exit 2 ;;
+*) echo "usage: $(basename "$0") defconfig|gen|clang|lockdep|kasan|kcsan x86_64|arm64" >&2; exit 2 ;;
 esac
 export VARIANT=$V
 . "$ROOT/scripts/common.sh"

@@ -17,6 +17,7 @@
 #   make check-clang [ARCH=...]       the same kernel built by clang (LLVM=1)
 #   make check-lockdep [ARCH=...]     lockdep, PROVE_RCU, atomic-sleep and
 #                                     preempt checks: build, boot, KUnit
+#   make check-kasan [ARCH=...]       KASAN + lockdep: build, KUnit, boot tests
 #   make check-kcsan                  x86_64 with KCSAN: churn, user tests
 #   make check-configs                our objects in every Kconfig combination
 #   make bench-kernel [ARCH=...]      unwinder and user callchain benchmarks,
@@ -33,7 +34,7 @@ endif
 HARNESS := $(dir $(lastword $(MAKEFILE_LIST)))
 
 .PHONY: kernel-deps kernel-prepare kernel kernel-all kunit qemu-test run lint \
-	check-defconfig check-gen check-clang check-lockdep check-kcsan \
+	check-defconfig check-gen check-clang check-lockdep check-kasan check-kcsan \
 	check-configs bench-kernel
 
 kernel-deps:
@@ -71,6 +72,9 @@ check-clang: tools
 
 check-lockdep: tools
 	@$(HARNESS)check-variant.sh lockdep $(ARCH)
+
+check-kasan: tools
+	@$(HARNESS)check-variant.sh kasan $(ARCH)
 
 check-kcsan: tools
 	@$(HARNESS)check-variant.sh kcsan x86_64
