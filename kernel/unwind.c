@@ -276,6 +276,7 @@ static bool sframe_uw_in_rest_init(unsigned long pc)
 	static unsigned long start, end;
 	unsigned long s, e, size, off;
 
+	/* pairs with the smp_store_release() below */
 	e = smp_load_acquire(&end);
 	if (!e) {
 		s = sframe_rest_init();
@@ -283,6 +284,7 @@ static bool sframe_uw_in_rest_init(unsigned long pc)
 			return false;
 		WRITE_ONCE(start, s);
 		e = s + size;
+		/* the start first: pairs with the smp_load_acquire() above */
 		smp_store_release(&end, e);
 	}
 	return pc >= READ_ONCE(start) && pc < e;

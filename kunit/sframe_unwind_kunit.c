@@ -616,7 +616,7 @@ static atomic_t sfu_graph_hooked;
 /* Entries of other functions: the filter did not apply (see below). */
 static atomic_t sfu_graph_other;
 
-static notrace int sfu_graph_entry(SFRAME_FGRAPH_ENT_ARGS(trace))
+static notrace int sfu_graph_entry(SFRAME_FGRAPH_ENT_ARGS)
 {
 	unsigned int i;
 
@@ -631,7 +631,7 @@ static notrace int sfu_graph_entry(SFRAME_FGRAPH_ENT_ARGS(trace))
 	return 0;
 }
 
-static notrace void sfu_graph_return(SFRAME_FGRAPH_RET_ARGS(trace))
+static notrace void sfu_graph_return(SFRAME_FGRAPH_RET_ARGS)
 {
 }
 

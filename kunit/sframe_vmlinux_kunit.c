@@ -126,7 +126,7 @@ struct sframe_uncovered {
 	unsigned long symbols, uncovered;
 };
 
-static int sframe_check_symbol(SFRAME_KALLSYMS_CB_ARGS(data, name, addr))
+static int sframe_check_symbol(SFRAME_KALLSYMS_CB_ARGS)
 {
 	struct sframe_uncovered *u = data;
 	unsigned long sym, size;

@@ -129,25 +129,28 @@ static inline void sframe_bdev_close(void *handle)
 #endif
 }
 
-/* The parameters of a kallsyms_on_each_symbol() callback. */
+/*
+ * The parameters of a kallsyms_on_each_symbol() callback, named data,
+ * name and addr.
+ */
 #if SFRAME_LINUX_6_12
-#define SFRAME_KALLSYMS_CB_ARGS(data, name, addr) \
+#define SFRAME_KALLSYMS_CB_ARGS \
 	void *data, const char *name, unsigned long addr
 #else
-#define SFRAME_KALLSYMS_CB_ARGS(data, name, addr) \
-	void *data, const char *name, struct module *__mod, unsigned long addr
+#define SFRAME_KALLSYMS_CB_ARGS \
+	void *data, const char *name, struct module *mod, unsigned long addr
 #endif
 
 #ifdef CONFIG_FUNCTION_GRAPH_TRACER
-/* The parameters of fgraph_ops' entryfunc and retfunc. */
+/* fgraph_ops' entryfunc and retfunc parameters, the first named trace */
 #if SFRAME_LINUX_6_12
-#define SFRAME_FGRAPH_ENT_ARGS(trace) \
-	struct ftrace_graph_ent *trace, struct fgraph_ops *__gops
-#define SFRAME_FGRAPH_RET_ARGS(trace) \
-	struct ftrace_graph_ret *trace, struct fgraph_ops *__gops
+#define SFRAME_FGRAPH_ENT_ARGS \
+	struct ftrace_graph_ent *trace, struct fgraph_ops *gops
+#define SFRAME_FGRAPH_RET_ARGS \
+	struct ftrace_graph_ret *trace, struct fgraph_ops *gops
 #else
-#define SFRAME_FGRAPH_ENT_ARGS(trace)	struct ftrace_graph_ent *trace
-#define SFRAME_FGRAPH_RET_ARGS(trace)	struct ftrace_graph_ret *trace
+#define SFRAME_FGRAPH_ENT_ARGS	struct ftrace_graph_ent *trace
+#define SFRAME_FGRAPH_RET_ARGS	struct ftrace_graph_ret *trace
 #endif
 
 #ifdef CONFIG_DYNAMIC_FTRACE
