@@ -681,10 +681,17 @@ static unsigned int sfu_count_trampolines(struct task_struct *task)
 	unsigned long *p = task_stack_page(task);
 	unsigned long *end = p + THREAD_SIZE / sizeof(long);
 	unsigned int n = 0;
+	unsigned long w;
 
-	for (; p < end; p++)
-		n += sfu_code(*p) == (unsigned long)return_to_handler ||
-		     is_kretprobe_trampoline(sfu_code(*p));
+	/*
+	 * Another task's whole stack, its frames' KASAN redzones included:
+	 * read without instrumentation, as an unwinder does.
+	 */
+	for (; p < end; p++) {
+		w = sfu_code(READ_ONCE_NOCHECK(*p));
+		n += w == (unsigned long)return_to_handler ||
+		     is_kretprobe_trampoline(w);
+	}
 	return n;
 }
 
@@ -821,7 +828,8 @@ static void sfu_test_corrupt(struct kunit *test)
 #endif
 	end = (unsigned long)task_stack_page(task) + THREAD_SIZE;
 	for (; (unsigned long)stack < end; stack++) {
-		unsigned long ra = sfu_code(*stack);
+		/* another task's stack: past its frames' KASAN redzones */
+		unsigned long ra = sfu_code(READ_ONCE_NOCHECK(*stack));
 
 		if (sfu_in(ra, sframe_park_fn1) && ra != (unsigned long)sframe_park_fn1) {
 			slot = stack;

@@ -16,6 +16,13 @@
 /* 6.12 or later (the 6.12 line), else 6.1 */
 #define SFRAME_LINUX_6_12	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0))
 
+#if !(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0) && \
+      LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)) && \
+    !(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0) && \
+      LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0))
+#error "sframe-unwind supports the Linux 6.1 and 6.12 lines only (see compat.h)"
+#endif
+
 #if SFRAME_LINUX_6_12
 #include <linux/blkdev.h>
 #include <linux/file.h>
