@@ -27,8 +27,11 @@ apply_patches() {
 		# --dry-run first: a patch that fails leaves the tree untouched
 		if ! out=$(patch -d "$1" -p1 -f --fuzz=0 --dry-run <"$p" 2>&1); then
 			echo "$tag ${p#"$ROOT"/} does not apply to ${1#"$ROOT"/}:"
-			grep -E 'FAILED|can.t find file|No file to patch|malformed' <<<"$out" |
-				sed 's/^/  /' | head -20
+			# each failed hunk with its file
+			awk '/^(checking|patching) file / { f = $3 }
+			     /FAILED at/ { print "  " f ": " $0; next }
+			     /can.t find file|No file to patch|malformed/ { print "  " $0 }' \
+				<<<"$out" | head -20
 			return 1
 		fi
 		patch -d "$1" -p1 -s -f --fuzz=0 --no-backup-if-mismatch <"$p" >/dev/null
