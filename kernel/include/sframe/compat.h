@@ -16,10 +16,9 @@
 /* 6.12 or later (the 6.12 line), else 6.1 */
 #define SFRAME_LINUX_6_12	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0))
 
-#if !(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0) && \
-      LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)) && \
-    !(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0) && \
-      LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0))
+/* The kernel is Linux 6.@v.x (LINUX_VERSION_CODE: major, minor, patch bytes) */
+#define SFRAME_LINUX_LINE(v)	((LINUX_VERSION_CODE >> 8) == (6 << 8 | (v)))
+#if !SFRAME_LINUX_LINE(1) && !SFRAME_LINUX_LINE(12)
 #error "sframe-unwind supports the Linux 6.1 and 6.12 lines only (see compat.h)"
 #endif
 
