@@ -80,7 +80,7 @@ numbers() {
 		       sed -n 's/^ *Num FDEs: //p; s/^ *Num FREs: //p' | paste -sd' ')
 		echo "FDEs FREs: $fdes"
 		grep -h '^sframe-verify: vmlinux' "$LOGS/kernel-$name.log" | tail -1
-		echo "modules: $(grep -c '\.ko$' "$OUT/modules.order" 2>/dev/null || echo 0)"
+		echo "modules: $(grep -cE '\.k?o$' "$OUT/modules.order" 2>/dev/null || true)"
 		grep -h 'sframe: vmlinux: SFrame' "$LOGS/qemu-$name.log" 2>/dev/null |
 			sed 's/^\[[ 0-9.]*\] /boot: /' | tail -1
 	} >"$num"
