@@ -648,9 +648,9 @@ static struct fgraph_ops sfu_graph_ops = {
  * minutes at one instruction, a call site being patched, inside
  * unregister_ftrace_graph() (1 boot in 80 here; the soft-lockup reports
  * fit a breakpoint executed again after it was removed).  The graph
- * tracer follows the global filter (fgraph's ops share its hash); the
- * globs also take a compiler-made clone (.constprop, .isra).
- * ftrace_set_global_filter() returns nothing, and a filter that matches
+ * tracer follows the global filter on 6.1 and its ops' own on 6.12
+ * (sframe_fgraph_filter()); the globs also take a compiler-made clone
+ * (.constprop, .isra).  Setting a filter returns nothing here, and a filter that matches
  * nothing traces everything: the case counts the graph entries of other
  * functions and fails if there are any.
  */
@@ -753,7 +753,7 @@ static void sfu_test_fgraph(struct kunit *test)
 	/* leaf, func3 and func2 hooked by fgraph, func1 by the kretprobe */
 	KUNIT_EXPECT_GE(test, atomic_read(&sfu_graph_hooked), 3);
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&sfu_graph_other), 0,
-			    "the graph tracer hooked other functions: the global filter did not apply");
+			    "the graph tracer hooked other functions: the filter did not apply");
 	KUNIT_EXPECT_GE(test, tramps, 3U);
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "walk unreliable: %s",
 			    sframe_unwind_strerror(st.error));

@@ -22,11 +22,10 @@
 #error "sframe-unwind supports the Linux 6.1 and 6.12 lines only (see compat.h)"
 #endif
 
-#if SFRAME_LINUX_6_12
 #include <linux/blkdev.h>
+#if SFRAME_LINUX_6_12
 #include <linux/file.h>
 #else
-#include <linux/blkdev.h>
 #include <linux/start_kernel.h>
 #endif
 
