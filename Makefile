@@ -8,9 +8,10 @@
 #   make check-host   host tests (ASan + UBSan), ends with "N passed, N failed"
 #   make fuzz         libFuzzer over validate + find + dump (FUZZ_SECONDS=600)
 #   make bench-host   lookups/s against libsframe 2.40 (a benchmark, not a test)
-#   make check        check-host + lint + kunit and qemu-test on both arches
-#                     (DEEP=1: also on KASAN kernels, plus 5 min of fuzzing)
+#   make check        check-host + lint + kunit and qemu-test on both arches,
+#                     both kernel lines (DEEP=1: KASAN, KCSAN kernels, fuzzing)
 #   make run          main job: boot QEMU and show the core on a live kernel
+#   make results      build/RESULTS.md: the numbers of the last runs
 
 CC		?= gcc
 CLANG		?= clang
@@ -31,11 +32,12 @@ TOOL_HDRS	:= tools/dump.h tools/elf.h tools/sframe-elf.h
 TEST_SRCS	:= tools/testing/encode.c
 TEST_HDRS	:= tools/testing/encode.h tools/testing/harness.h tools/wbuf.h
 
-.PHONY: all tools check-host fuzz bench-host check clean deps-host help
+.PHONY: all tools check-host fuzz bench-host check clean deps-host help results
 all: tools
 
 help:
-	@sed -n '/^#   make/s/^#   //p' Makefile
+	@sed -n 's/^#   //p' Makefile scripts/kernel.mk
+	@echo "KVER=6.1|6.12 picks the kernel line (make check: both)"
 
 # The core alone, freestanding: proves it needs no libc.
 $(HOST)/sframe-freestanding.o: $(CORE) $(CORE_HDRS)
@@ -136,6 +138,9 @@ bench-host: deps-host $(HOST)/bench-sframe
 # Everything: host tests, both test kernels, lint, KUnit and boot tests.
 check:
 	@DEEP=$(DEEP) scripts/check.sh
+
+results:
+	@scripts/results.sh
 
 clean:
 	rm -rf $(HOST) tools/sframe-dump tools/sframe-verify tools/sframe-gen

@@ -70,37 +70,41 @@ goal() {
 			what, a, unit, a, b, t, g, unit, (a <= g ? "met" : "not met")
 	}'
 }
+# report: the goal, memory and boot lines (also kept for make results)
+report() {
+	goal "$A kernel walk, lookup cache warm, against $ref" "$w1" "$w2" "$w3" $gw x
+	goal "$A kernel walk, lookup cache cold, against $ref" "$c1" "$c2" "$c3" $gc x
+	goal "$A user callchain per sample, against frame pointers" "$u1" "$u2" "$u3" 2 x
+	# Memory spent for speed: vmlinux's decoded rows (and its block index),
+	# against ORC's tables in the same vmlinux (x86_64; arm64 has no ORC).
+	rows=$(sed -n 's/.*sframe: vmlinux: decoded rows: \(.*\) bytes (built in \([0-9]*\) us.*/\1 \2/p' \
+		"$LOGS/bench-$A-icount1.log" | awk '{ print $(NF - 1), $NF }')
+	# arm64: the return-site table (sframe/kernel.h), also memory for speed
+	ra=$(sed -n 's/.*sframe: vmlinux: return sites: .*: \([0-9]*\) bytes$/\1/p' \
+		"$LOGS/bench-$A-icount1.log")
+	orc=0
+	if [ "$A" = x86_64 ]; then
+		for sz in $(readelf -SW "$OUT/vmlinux" |
+			    awk '$2 ~ /^\.orc_(unwind|unwind_ip|lookup)$/ { print $6 }'); do
+			orc=$((orc + 16#$sz))
+		done
+	fi
+	awk -v r="${rows:-0 0}" -v ra="${ra:-0}" -v orc="$orc" -v a="$A" 'BEGIN {
+		split(r, x, " ")
+		printf "memory: %s vmlinux decoded rows %d bytes, built in %.1f ms off the boot path (icount)", a, x[1], x[2] / 1000
+		if (ra > 0)
+			printf "; return-site table %d bytes (together %d)", ra, x[1] + ra
+		if (orc > 0)
+			printf "; ORC tables %d bytes: %s\n", orc, (x[1] + ra < orc ? "below (goal met)" : "not below (goal not met)")
+		else
+			printf "; no ORC on %s\n", a
+	}'
+	awk -v us="$t1" -v tus="$t3" -v b="$b1" -v a="$A" 'BEGIN {
+		mb = b / 1048576
+		printf "goal: %s boot validation and indexing of vmlinux .sframe (%.2f MB): %.1f ms, %.1f ms/MB (icount; TCG clock: %.1f ms) (goal <= 150 ms for a defconfig, linear in size): %s\n",
+			a, mb, us / 1000, (mb > 0 ? us / 1000 / mb : 0), tus / 1000,
+			(us / 1000 / (mb > 0 ? mb : 1) * 3 <= 150 ? "met at 3 MB" : "not met at 3 MB")
+	}'
+}
 echo "[bench $A] results (icount runs 1 and 2, TCG clock)"
-goal "$A kernel walk, lookup cache warm, against $ref" "$w1" "$w2" "$w3" $gw x
-goal "$A kernel walk, lookup cache cold, against $ref" "$c1" "$c2" "$c3" $gc x
-goal "$A user callchain per sample, against frame pointers" "$u1" "$u2" "$u3" 2 x
-# Memory spent for speed: vmlinux's decoded rows (and its block index),
-# against ORC's tables in the same vmlinux (x86_64; arm64 has no ORC).
-rows=$(sed -n 's/.*sframe: vmlinux: decoded rows: \(.*\) bytes (built in \([0-9]*\) us.*/\1 \2/p' \
-	"$LOGS/bench-$A-icount1.log" | awk '{ print $(NF - 1), $NF }')
-# arm64: the return-site table (sframe/kernel.h), also memory for speed
-ra=$(sed -n 's/.*sframe: vmlinux: return sites: .*: \([0-9]*\) bytes$/\1/p' \
-	"$LOGS/bench-$A-icount1.log")
-orc=0
-if [ "$A" = x86_64 ]; then
-	for sz in $(readelf -SW "$OUT/vmlinux" |
-		    awk '$2 ~ /^\.orc_(unwind|unwind_ip|lookup)$/ { print $6 }'); do
-		orc=$((orc + 16#$sz))
-	done
-fi
-awk -v r="${rows:-0 0}" -v ra="${ra:-0}" -v orc="$orc" -v a="$A" 'BEGIN {
-	split(r, x, " ")
-	printf "memory: %s vmlinux decoded rows %d bytes, built in %.1f ms off the boot path (icount)", a, x[1], x[2] / 1000
-	if (ra > 0)
-		printf "; return-site table %d bytes (together %d)", ra, x[1] + ra
-	if (orc > 0)
-		printf "; ORC tables %d bytes: %s\n", orc, (x[1] + ra < orc ? "below (goal met)" : "not below (goal not met)")
-	else
-		printf "; no ORC on %s\n", a
-}'
-awk -v us="$t1" -v tus="$t3" -v b="$b1" -v a="$A" 'BEGIN {
-	mb = b / 1048576
-	printf "goal: %s boot validation and indexing of vmlinux .sframe (%.2f MB): %.1f ms, %.1f ms/MB (icount; TCG clock: %.1f ms) (goal <= 150 ms for a defconfig, linear in size): %s\n",
-		a, mb, us / 1000, (mb > 0 ? us / 1000 / mb : 0), tus / 1000,
-		(us / 1000 / (mb > 0 ? mb : 1) * 3 <= 150 ? "met at 3 MB" : "not met at 3 MB")
-}'
+report | tee "$RESULTS/bench-goals-$A${VARIANT:+-$VARIANT}.txt"
