@@ -63,6 +63,7 @@ const char * const cls_names[CLS_MAX] = {
 	[CLS_IRET_TO_SELF] = "iret-to-self",
 	[CLS_ALT_PUSHF] = "alt-pushf",
 	[CLS_LATE_PUSH] = "late-push",
+	[CLS_LATE_ADD] = "late-add",
 	[CLS_FTRACE_NOP] = "ftrace-nop",
 	[CLS_DRAP] = "drap",
 	[CLS_FDE_MISMATCH] = "fde-mismatch",
@@ -771,13 +772,14 @@ static void summary(const struct input *in)
 		       " functions (stack-switch %" PRIu64
 		       " B [annotated %" PRIu64 "], pushf-pop %" PRIu64
 		       ", iret-to-self %" PRIu64 ", alt-pushf %" PRIu64
-		       ", late-push %" PRIu64 ", drap %" PRIu64
+		       ", late-push %" PRIu64 ", late-add %" PRIu64
+		       ", drap %" PRIu64
 		       ", unknown %" PRIu64 "), ORC only %" PRIu64 " B",
 		       t->wrong, t->wrong_funcs, t->cls_bytes[CLS_STACK_SWITCH],
 		       t->ss_annotated, t->cls_bytes[CLS_PUSHF_POP],
 		       t->cls_bytes[CLS_IRET_TO_SELF],
 		       t->cls_bytes[CLS_ALT_PUSHF], t->cls_bytes[CLS_LATE_PUSH],
-		       t->cls_bytes[CLS_DRAP], t->cls_bytes[CLS_UNKNOWN],
+		       t->cls_bytes[CLS_LATE_ADD], t->cls_bytes[CLS_DRAP], t->cls_bytes[CLS_UNKNOWN],
 		       t->orc_only);
 	}
 	if (!t->has_orc && in->f.machine == ELF_EM_X86_64)

@@ -389,6 +389,37 @@ static int is_late_push(const struct input *in, uint64_t lo, uint64_t hi,
 }
 
 /*
+ * clang's CFI of an epilogue's stack release can take effect late: with a
+ * tail call behind a test ("add $N,%rsp; test %rax,%rax; je ...; pop
+ * %rbx; ...; jmp *%rax"), the .cfi_adjust_cfa_offset of the add comes
+ * after the branch, so SFrame's CFA is N bytes too large on the
+ * instructions in between.  Recognised by the add to %rsp (imm8 or
+ * imm32) right before @lo, N bytes between the CFAs, and a range of at
+ * most 32 bytes.
+ */
+static int is_late_add(const struct input *in, uint64_t lo, uint64_t hi,
+		       const struct orc *o, const struct sframe_rule *r)
+{
+	const uint8_t *b;
+	int64_t n;
+
+	if (hi - lo > 32 || lo < 7 || o->type != ORC_TYPE_CALL ||
+	    o->sp_reg != ORC_REG_SP || r->cfa.reg != in->sec.sp_reg)
+		return 0;
+	b = text_bytes(in, lo - 7, 7);
+	if (!b)
+		return 0;
+	if (b[3] == 0x48 && b[4] == 0x83 && b[5] == 0xc4)
+		n = (int8_t)b[6];
+	else if (b[0] == 0x48 && b[1] == 0x81 && b[2] == 0xc4)
+		n = (int32_t)((uint32_t)b[3] | (uint32_t)b[4] << 8 |
+			      (uint32_t)b[5] << 16 | (uint32_t)b[6] << 24);
+	else
+		return 0;
+	return n > 0 && r->cfa.offset == o->sp_off + n;
+}
+
+/*
  * `pushf; pop reg` or `pushf; pop mem` (native_save_fl(), local_irq_save()):
  * the pop runs with the flags on the stack, which GCC's CFI cannot see, so
  * SFrame's CFA is 8 bytes short on exactly that instruction.
@@ -578,6 +609,8 @@ void check_orc(struct input *in)
 				c = CLS_ALT_PUSHF;
 			else if (is_late_push(in, pc, next, o, &rule))
 				c = CLS_LATE_PUSH;
+			else if (is_late_add(in, pc, next, o, &rule))
+				c = CLS_LATE_ADD;
 			else if (rule.cfa.reg != in->sec.sp_reg &&
 				 rule.cfa.reg != in->sec.fp_reg &&
 				 is_drap(in, r, r->sym, r->hi))

@@ -79,8 +79,10 @@ if gcc -D__ASSEMBLY__ -Wa,--gsframe -c $SRC/x86-clang.S -o $T/clang.o &&
 		$V $T/clang.o
 	expect "clang: argument push described one instruction late: class late-push" 1 \
 		'wrong: late_push\+0x2\.\.0x5 \(3 bytes\): late-push: ORC CFA=sp\+24.*SFrame CFA=sp\+16' $V $T/clang.o
-	expect "clang: late-push accepted by scripts/sframe-verify-exceptions, late_save_bad not" 1 \
-		'late-push 3, drap 0, unknown 3\)' $V --exceptions scripts/sframe-verify-exceptions $T/clang.o
+	expect "clang: epilogue add described after the branch: class late-add" 1 \
+		'wrong: late_add\+0xc\.\.0x11 \(5 bytes\): late-add: ORC CFA=sp\+16.*SFrame CFA=sp\+32' $V $T/clang.o
+	expect "clang: late-push, late-add accepted by scripts/sframe-verify-exceptions, late_save_bad not" 1 \
+		'late-push 3, late-add 5, drap 0, unknown 3\)' $V --exceptions scripts/sframe-verify-exceptions $T/clang.o
 else
 	fail "sframe-verify ORC tests: x86-clang.S builds and objtool --orc runs"
 fi

@@ -3,8 +3,10 @@
  * x86_64 patterns of clang's CFI (LLVM=1 kernels) for tools/sframe-verify:
  * the prologue's saves described after the whole prologue (BP "unchanged"
  * where ORC has it saved: equivalent while nothing writes BP), the same
- * with BP written before its save is described (wrong), and the CFA
- * adjustment of an argument push one instruction late (class late-push).
+ * with BP written before its save is described (wrong), the CFA
+ * adjustment of an argument push one instruction late (class late-push)
+ * and an epilogue's add to %rsp described after the test and branch
+ * behind it (class late-add).
  */
 	.text
 	.globl	late_save
@@ -72,5 +74,33 @@ late_push:
 	ret
 	.cfi_endproc
 	.size	late_push, . - late_push
+
+	.globl	late_add
+	.type	late_add, @function
+late_add:
+	.cfi_startproc
+	pushq	%rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %rbx, -16
+	subq	$16, %rsp
+	.cfi_adjust_cfa_offset 16
+	movq	%rdi, %rbx
+	addq	$16, %rsp
+	testq	%rbx, %rbx
+	je	1f
+	.cfi_adjust_cfa_offset -16
+	popq	%rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
+	ret
+1:
+	.cfi_def_cfa_offset 16
+	.cfi_offset %rbx, -16
+	popq	%rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
+	ret
+	.cfi_endproc
+	.size	late_add, . - late_add
 
 	.section .note.GNU-stack, "", %progbits
