@@ -23,6 +23,7 @@
 #define pr_fmt(fmt) "sframe: " fmt
 
 #include <linux/debugfs.h>
+#include <linux/hash.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
@@ -668,12 +669,44 @@ NOKPROBE_SYMBOL(sframe_stack_walk);
  * logged with dynamic debug.  printk_deferred(): reliable walks of other
  * tasks run under task_call_func()'s runqueue lock, where printk() could
  * deadlock; __ratelimit() only trylocks.
+ *
+ * Each PC is logged once: since 6.4 livepatch walks current from every
+ * cond_resched() of a task that still has to switch, so a task looping
+ * over a defect would otherwise fill the log for as long as the
+ * transition lasts (the debugfs "reliable" file keeps counting).  The
+ * table is a cache: a PC whose slot another PC took is logged again,
+ * within the rate limit.  A PC is entered only when the rate limit lets
+ * its line out, so none is silenced without having been logged; the
+ * cmpxchg() loop makes two CPUs failing at one PC log it once.  PC 0 (a
+ * return address that could not be recovered) is not entered.
  */
 static DEFINE_RATELIMIT_STATE(sframe_warn_rs, 5 * HZ, 10);
 
-#define sframe_warn(fmt, ...)						\
+#define SFRAME_WARNED_BITS	5
+static unsigned long sframe_warned_pc[1 << SFRAME_WARNED_BITS];
+
+static __always_inline bool sframe_warn_first(unsigned long pc)
+{
+	unsigned long *slot, old;
+
+	slot = &sframe_warned_pc[hash_long(pc, SFRAME_WARNED_BITS)];
+	old = READ_ONCE(*slot);
+	if (pc && old == pc)
+		return false;
+	if (!__ratelimit(&sframe_warn_rs))
+		return false;
+	if (!pc)
+		return true;
+	do {
+		if (old == pc)
+			return false;
+	} while (!try_cmpxchg(slot, &old, pc));
+	return true;
+}
+
+#define sframe_warn(pc, fmt, ...)					\
 do {									\
-	if (__ratelimit(&sframe_warn_rs))				\
+	if (sframe_warn_first(pc))					\
 		printk_deferred(KERN_WARNING pr_fmt(fmt), ##__VA_ARGS__);	\
 } while (0)
 
@@ -713,7 +746,8 @@ noinline int sframe_stack_walk_reliable(stack_trace_consume_fn consume_entry,
 	} else if (state.error > SFRAME_UW_OK && state.error < SFRAME_UW_MAX) {
 		atomic_long_inc(&sframe_reliable_count[state.error]);
 		if (task == current)
-			sframe_warn("%s:%d: own stack unreliable at %pB: %s\n",
+			sframe_warn(state.error_pc,
+				    "%s:%d: own stack unreliable at %pB: %s\n",
 				    task->comm, task->pid,
 				    (void *)state.error_pc,
 				    sframe_unwind_strerror(state.error));

@@ -106,4 +106,8 @@ static inline bool sframe_kunit_flagged(unsigned long pc)
 	return a && a->type == SFRAME_ANNOT_UNRELIABLE;
 }
 
+/* sframe_module_kunit.c: code without SFrame (asm) and its C callback */
+void sfm_no_sframe(void);
+void sfm_no_sframe_cb(void);
+
 #endif /* _SFRAME_KUNIT_H */

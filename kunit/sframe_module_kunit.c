@@ -29,6 +29,19 @@
 #include <sframe/unwind.h>
 #include "sframe_kunit.h"
 
+/*
+ * Whether @pc is in sfm_no_sframe() (below), by its name: taking the
+ * address of an assembly function without ENDBR upsets objtool with IBT.
+ */
+static __maybe_unused bool sfm_no_sframe_at(unsigned long pc)
+{
+	char name[KSYM_SYMBOL_LEN];
+
+	/* "sfm_no_sframe [sframe_module_kunit]" */
+	sprint_symbol_no_offset(name, pc);
+	return !strncmp(name, "sfm_no_sframe ", 14);
+}
+
 static noinline int sframe_mod_leaf(int x)
 {
 	return x * 3 + 1;
@@ -260,6 +273,8 @@ static void sframe_module_veneers(struct kunit *test)
 			direct++;
 			continue;
 		}
+		if (sfm_no_sframe_at(to))
+			continue;	/* test code without SFrame, on purpose */
 		insn = le32_to_cpu(*(__le32 *)to);
 		KUNIT_EXPECT_TRUE_MSG(test, sframe_module_veneer(to),
 				      "branch at %pS to %pS: no SFrame, no veneer",
@@ -395,6 +410,86 @@ static void sframe_module_veneer_walk(struct kunit *test)
 		   (void *)to, (void *)sp->t.e[i + 1]);
 }
 #endif
+
+/*
+ * sfm_no_sframe() calls sfm_no_sframe_cb() from assembly without CFI, so
+ * without SFrame: reliable walks of current from the callback fail at the
+ * same PC, its return address in sfm_no_sframe() (the verifier's
+ * exceptions name it).  x86_64: the nops before it are the padding that
+ * call-depth tracking expects before a called function.  Both are
+ * declared in sframe_kunit.h.
+ */
+#define SFM_OWN_WALKS	64
+
+static bool sfm_noop(void *cookie, unsigned long addr)
+{
+	return true;
+}
+
+static struct sfm_own {
+	unsigned int failed, no_rule;
+	unsigned long pc;
+} sfm_own;
+
+__visible noinline void sfm_no_sframe_cb(void)
+{
+	struct sframe_unwind_state st;
+	unsigned int i;
+
+	for (i = 0; i < SFM_OWN_WALKS; i++)
+		if (sframe_stack_walk_reliable(sfm_noop, NULL, current))
+			sfm_own.failed++;
+	sframe_stack_walk_state(sfm_noop, NULL, current, NULL, &st);
+	sfm_own.no_rule = st.error == SFRAME_UW_NO_RULE;
+	sfm_own.pc = st.error_pc;
+}
+
+#ifdef CONFIG_X86_64
+#ifdef CONFIG_FUNCTION_PADDING_BYTES
+#define SFM_PAD	".skip " __stringify(CONFIG_FUNCTION_PADDING_BYTES) ", 0x90\n"
+#else
+#define SFM_PAD
+#endif
+asm(".pushsection .text, \"ax\"\n"
+	SFM_PAD
+	".type sfm_no_sframe, @function\n"
+	"sfm_no_sframe:\n"
+	"	push %rbx\n"
+	"	call sfm_no_sframe_cb\n"
+	"	pop %rbx\n"
+	"	" ASM_RET
+	".size sfm_no_sframe, . - sfm_no_sframe\n"
+	".popsection\n");
+#else
+asm(".pushsection .text, \"ax\"\n"
+	".type sfm_no_sframe, %function\n"
+	"sfm_no_sframe:\n"
+	"	stp x29, x30, [sp, #-16]!\n"
+	"	mov x29, sp\n"
+	"	bl sfm_no_sframe_cb\n"
+	"	ldp x29, x30, [sp], #16\n"
+	"	ret\n"
+	".size sfm_no_sframe, . - sfm_no_sframe\n"
+	".popsection\n");
+#endif
+
+/*
+ * A task that walks its own stack over and over through the same defect
+ * (livepatch's cond_resched() hook does, at every call during a
+ * transition): every walk fails, and the warning is logged once for that
+ * PC (qemu/smoke.sh counts the lines).
+ */
+static void sframe_module_own_stack_failure(struct kunit *test)
+{
+	memset(&sfm_own, 0, sizeof(sfm_own));
+	sfm_no_sframe();
+	KUNIT_EXPECT_EQ(test, sfm_own.failed, SFM_OWN_WALKS);
+	KUNIT_EXPECT_TRUE_MSG(test, sfm_own.no_rule, "not for want of a rule");
+	KUNIT_EXPECT_TRUE_MSG(test, sfm_no_sframe_at(sfm_own.pc),
+			      "failed at %pS", (void *)sfm_own.pc);
+	kunit_info(test, "%u walks failed at %pS\n", sfm_own.failed,
+		   (void *)sfm_own.pc);
+}
 
 /* The walk, with @task kept off the CPU; -EAGAIN until it sleeps. */
 static int sfm_walk_pinned(struct task_struct *task, void *arg)
@@ -643,6 +738,7 @@ static struct kunit_case sframe_module_cases[] = {
 	KUNIT_CASE(sframe_module_veneer_walk),
 #endif
 	KUNIT_CASE(sframe_module_blocked_in_zram),
+	KUNIT_CASE(sframe_module_own_stack_failure),
 #endif
 	{}
 };
