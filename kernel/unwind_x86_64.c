@@ -148,6 +148,11 @@ static unsigned int sframe_x86_modrm_len(const u8 *modrm, unsigned int avail)
  * Text bytes could match by chance, so a true answer proves little; a
  * false one proves the slot was not written by a call.
  *
+ * The bytes before @ra need not all exist: a module's first function
+ * starts its mapping, and a call in its first bytes returns to less than
+ * 8 bytes from the start.  Then only the bytes from the start of @ra's
+ * page are matched (the others stay zero, which matches no call).
+ *
  * Return: true if an instruction that ends at @ra is a call.
  */
 bool sframe_arch_after_call(unsigned long ra)
@@ -155,10 +160,18 @@ bool sframe_arch_after_call(unsigned long ra)
 	u8 b[8];
 	unsigned int n;
 
-	if (__is_kernel_text(ra) && __is_kernel_text(ra - sizeof(b)))
+	if (__is_kernel_text(ra) && __is_kernel_text(ra - sizeof(b))) {
 		memcpy(b, (void *)(ra - sizeof(b)), sizeof(b));
-	else if (copy_from_kernel_nofault(b, (void *)(ra - sizeof(b)), sizeof(b)))
-		return false;
+	} else if (copy_from_kernel_nofault(b, (void *)(ra - sizeof(b)),
+					    sizeof(b))) {
+		n = offset_in_page(ra);
+		if (n < 2 || n >= sizeof(b))
+			return false;
+		memset(b, 0, sizeof(b) - n);
+		if (copy_from_kernel_nofault(b + sizeof(b) - n,
+					     (void *)(ra - n), n))
+			return false;
+	}
 	if (b[sizeof(b) - 5] == 0xe8)
 		return true;
 	for (n = 2; n <= 7; n++) {
