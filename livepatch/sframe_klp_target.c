@@ -9,27 +9,35 @@
  *    sfk_spin_outer(), on the same CPU as a "hog" kthread, so that the
  *    timer interrupt preempts it: its stack then holds an exception
  *    boundary (the interrupt's pt_regs) between the scheduler and the
- *    patched function's callee.
+ *    patched function's callee;
+ *  - the "busy" kthread runs in sfk_busy_fn(), which no patch replaces,
+ *    calling cond_resched() and never sleeping: livepatch switches it from
+ *    that cond_resched() (SFRAME_KLP_COND_RESCHED), after a reliable walk
+ *    of current's own stack.
  *
- * debugfs sframe_klp/: write 1/0 to "sleep" or "spin" to start or release
- * a task; read "trace" for each live task's reliable stack trace, taken
- * while it is off the CPU; read "result" for what the last calls
- * returned (1: original function, 2: the livepatch's); read "reloc" for
- * what sfk_reloc_func() returns (1, or 42 once sframe_klp_reloc.ko
- * replaced it with a function that calls the static sfk_secret() through
- * a livepatch relocation).
+ * debugfs sframe_klp/: write 1/0 to "sleep", "spin" or "busy" to start or
+ * release a task; read "trace" for each live task's reliable stack trace,
+ * taken while it is off the CPU; read "result" for what the last calls
+ * returned (1: original function, 2: the livepatch's) and how the busy
+ * task was switched (1: from its cond_resched(), 2: otherwise); read
+ * "reloc" for what sfk_reloc_func() returns (1, or 42 once
+ * sframe_klp_reloc.ko replaced it with a function that calls the static
+ * sfk_secret() through a livepatch relocation).
  */
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/kthread.h>
+#include <linux/livepatch.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/stacktrace.h>
 #include <linux/wait.h>
 
+#include <sframe/compat.h>
 #include <sframe/unwind.h>
 
 #include "sframe_klp_target.h"
@@ -38,9 +46,9 @@
 
 static DECLARE_WAIT_QUEUE_HEAD(sfk_wq);
 static bool sfk_sleep_release;
-static bool sfk_spin_stop;
-static struct task_struct *sfk_sleeper, *sfk_spinner, *sfk_hog;
-static int sfk_sleep_result, sfk_spin_result;
+static bool sfk_spin_stop, sfk_busy_stop;
+static struct task_struct *sfk_sleeper, *sfk_spinner, *sfk_hog, *sfk_busy;
+static int sfk_sleep_result, sfk_spin_result, sfk_busy_result;
 static DEFINE_MUTEX(sfk_lock);
 static struct dentry *sfk_dir;
 
@@ -141,6 +149,41 @@ static int sfk_hog_fn(void *arg)
 	return 0;
 }
 
+/*
+ * The busy task: spins calling cond_resched() until livepatch switched it
+ * (or it is stopped, or 10 s passed since its switch became pending, 30 s
+ * in all), and records how.  Switched from inside cond_resched() (1) when
+ * TIF_PATCH_PENDING was set before the call and clear after it with no
+ * context switch in between: nobody else may switch a task while it runs
+ * (short of a forced or reversed transition).  Any other clearing is 2.
+ * Then it sleeps at normal priority until stopped.
+ */
+static int sfk_busy_fn(void *arg)
+{
+	unsigned long end = jiffies + 30 * HZ, nsw;
+	bool pending, was = false;
+	int how = 0;
+
+	while (!how && !READ_ONCE(sfk_busy_stop) && time_before(jiffies, end)) {
+		pending = klp_patch_pending(current);
+		if (was && !pending)
+			how = 2;
+		if (pending && !was)
+			end = min(end, jiffies + 10 * HZ);
+		was |= pending;
+		nsw = current->nvcsw + current->nivcsw;
+		cond_resched();
+		if (pending && !klp_patch_pending(current))
+			how = nsw == current->nvcsw + current->nivcsw ? 1 : 2;
+		cpu_relax();
+	}
+	WRITE_ONCE(sfk_busy_result, how);
+	sched_set_normal(current, 0);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ);
+	return 0;
+}
+
 static void sfk_stop(struct task_struct **t)
 {
 	if (*t) {
@@ -151,7 +194,7 @@ static void sfk_stop(struct task_struct **t)
 }
 
 static struct task_struct *sfk_start(int (*fn)(void *), const char *name,
-				     int cpu)
+				     int cpu, bool fifo)
 {
 	struct task_struct *t;
 
@@ -161,6 +204,8 @@ static struct task_struct *sfk_start(int (*fn)(void *), const char *name,
 	get_task_struct(t);
 	if (cpu >= 0)
 		kthread_bind(t, cpu);
+	if (fifo)
+		sched_set_fifo_low(t);
 	wake_up_process(t);
 	return t;
 }
@@ -170,7 +215,7 @@ static int sfk_sleep_set(bool on)
 	if (on && !sfk_sleeper) {
 		WRITE_ONCE(sfk_sleep_release, false);
 		WRITE_ONCE(sfk_sleep_result, 0);
-		sfk_sleeper = sfk_start(sfk_sleeper_fn, "sfk_sleeper", -1);
+		sfk_sleeper = sfk_start(sfk_sleeper_fn, "sfk_sleeper", -1, false);
 	} else if (!on && sfk_sleeper) {
 		WRITE_ONCE(sfk_sleep_release, true);
 		wake_up_all(&sfk_wq);
@@ -196,14 +241,37 @@ static int sfk_spin_set(bool on)
 	if (on && !sfk_spinner) {
 		WRITE_ONCE(sfk_spin_stop, false);
 		WRITE_ONCE(sfk_spin_result, 0);
-		sfk_spinner = sfk_start(sfk_spinner_fn, "sfk_spinner", cpu);
-		sfk_hog = sfk_start(sfk_hog_fn, "sfk_hog", cpu);
+		sfk_spinner = sfk_start(sfk_spinner_fn, "sfk_spinner", cpu, false);
+		sfk_hog = sfk_start(sfk_hog_fn, "sfk_hog", cpu, false);
 	} else if (!on && sfk_spinner) {
 		WRITE_ONCE(sfk_spin_stop, true);
 		while (!READ_ONCE(sfk_spin_result))
 			usleep_range(10000, 20000);
 		sfk_stop(&sfk_spinner);
 		sfk_stop(&sfk_hog);
+	}
+	return 0;
+}
+
+/*
+ * The busy task runs SCHED_FIFO on the first CPU (the spinner and the hog
+ * share the last): nothing but interrupts takes it off the CPU, so only
+ * its own cond_resched() can switch it, not a transition attempt that
+ * finds it preempted.  Other tasks keep the other CPU, and the share of
+ * this one that RT throttling leaves them.
+ */
+static int sfk_busy_set(bool on)
+{
+	if (on && (!SFRAME_KLP_COND_RESCHED || num_online_cpus() < 2))
+		return -EOPNOTSUPP;
+	if (on && !sfk_busy) {
+		WRITE_ONCE(sfk_busy_stop, false);
+		WRITE_ONCE(sfk_busy_result, 0);
+		sfk_busy = sfk_start(sfk_busy_fn, "sfk_busy",
+				     cpumask_first(cpu_online_mask), true);
+	} else if (!on && sfk_busy) {
+		WRITE_ONCE(sfk_busy_stop, true);
+		sfk_stop(&sfk_busy);
 	}
 	return 0;
 }
@@ -303,8 +371,9 @@ DEFINE_SHOW_ATTRIBUTE(sfk_trace);
 
 static int sfk_result_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "sleep %d\nspin %d\n", READ_ONCE(sfk_sleep_result),
-		   READ_ONCE(sfk_spin_result));
+	seq_printf(m, "sleep %d\nspin %d\nbusy %d\n",
+		   READ_ONCE(sfk_sleep_result), READ_ONCE(sfk_spin_result),
+		   READ_ONCE(sfk_busy_result));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sfk_result);
@@ -323,6 +392,8 @@ static int __init sfk_init(void)
 			    &sfk_set_fops);
 	debugfs_create_file("spin", 0200, sfk_dir, sfk_spin_set,
 			    &sfk_set_fops);
+	debugfs_create_file("busy", 0200, sfk_dir, sfk_busy_set,
+			    &sfk_set_fops);
 	debugfs_create_file("trace", 0400, sfk_dir, NULL, &sfk_trace_fops);
 	debugfs_create_file("result", 0400, sfk_dir, NULL, &sfk_result_fops);
 	debugfs_create_file("reloc", 0400, sfk_dir, NULL, &sfk_reloc_fops);
@@ -335,6 +406,7 @@ static void __exit sfk_exit(void)
 	mutex_lock(&sfk_lock);
 	sfk_sleep_set(false);
 	sfk_spin_set(false);
+	sfk_busy_set(false);
 	mutex_unlock(&sfk_lock);
 }
 

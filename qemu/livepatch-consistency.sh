@@ -11,6 +11,9 @@
 #   - the transition waits while a task is inside a patched function, and
 #     livepatch itself says so ("is sleeping on function ...");
 #   - it completes once the tasks leave, and new calls run the patch;
+#   - (6.4+) a kthread that never sleeps is switched from its own
+#     cond_resched(), through a reliable walk of its own stack, with no
+#     own-stack warning;
 #   - disabling and removing the patch works.
 # Also prints the time each transition took.
 
@@ -65,6 +68,41 @@ debugfs_mounted
 # livepatch's own account of each task it could not switch
 [ -w $DDC ] && echo 'file kernel/livepatch/transition.c +p' >$DDC
 
+# Livepatch switches a task from its cond_resched() (6.4+).  The busy
+# kthread runs SCHED_FIFO on the first CPU; it must be on that CPU each
+# time livepatch looks at it from elsewhere, so from its start until it
+# has switched, this script and what it starts run on the last CPU, and
+# nothing else gets time on the first (no RT throttling, no fair server).
+# busy_done undoes that, also when the script stops early.
+busy=
+ncpu=$(grep -c '^processor' /proc/cpuinfo)
+FS=/sys/kernel/debug/sched/fair_server/cpu0/runtime
+RT=/proc/sys/kernel/sched_rt_runtime_us
+busy_done() {
+	[ -n "$busy" ] || return 0
+	busy=
+	echo 0 >$D/busy
+	echo "$rt_old" >$RT
+	[ -z "$fs_old" ] || echo "$fs_old" >$FS
+	taskset -p $(((1 << ncpu) - 1)) $$ >/dev/null
+}
+trap busy_done EXIT INT TERM
+busy_start() {
+	[ "$ncpu" -ge 2 ] && busybox --list | grep -qx taskset &&
+		taskset -p $((1 << (ncpu - 1))) $$ >/dev/null || return 0
+	if echo 1 2>/dev/null >$D/busy; then
+		busy=1
+		rt_old=$(cat $RT)
+		fs_old=$(cat $FS 2>/dev/null)
+		echo -1 >$RT
+		[ -z "$fs_old" ] || echo 0 >$FS
+	else
+		echo "SKIP: livepatch-consistency: busy kthread (this kernel's livepatch does not switch tasks from cond_resched())"
+		taskset -p $(((1 << ncpu) - 1)) $$ >/dev/null
+	fi
+}
+busy_switched() { [ "$(result busy)" != 0 ]; }
+
 check "insmod sframe_klp_target" insmod $M/sframe_klp_target.ko
 echo 1 >$D/sleep
 # The spinner needs a fully preemptible kernel (preempt=full): otherwise
@@ -88,8 +126,22 @@ check "spinner: reliable trace crosses the interrupt into sfk_spin_outer" \
 
 sed 's/^/livepatch-consistency: trace: /' $D/trace
 dmesg -c >/dev/null
+busy_start
 t0=$(now_ms)
 check "insmod sframe_klp_patch" insmod $M/sframe_klp_patch.ko
+if [ -n "$busy" ]; then
+	wait_for 15 busy_switched
+	check "busy kthread switched from its own cond_resched() (result 1)" \
+		sh -c '[ "$(sed -n "s/^busy //p" '$D'/result)" = 1 ]'
+	echo "livepatch-consistency: busy: result $(result busy) (1: in its cond_resched(), 2: otherwise, 0: not switched)"
+	bpid=$(ps | awk '$NF == "[sfk_busy]" { print $1 }')
+	if [ "$(result busy)" != 1 ] && [ -n "$bpid" ]; then
+		grep -E 'State|ctxt' /proc/$bpid/status | sed 's/^/livepatch-consistency: busy: /'
+		sed 's/^/livepatch-consistency: busy: stack: /' /proc/$bpid/stack
+		sed 's/^/livepatch-consistency: reliable walks: /' /sys/kernel/debug/sframe/reliable
+	fi
+	busy_done
+fi
 # Livepatch retries the tasks it could not switch once a second; the
 # spinner is often caught running.  Both must be reported inside their
 # function (a reliable walk that named it), and hold the transition.
@@ -99,6 +151,9 @@ check "livepatch: sfk_sleeper is sleeping on function sfk_sleep_func" \
 check "livepatch: sfk_spinner is sleeping on function sfk_spin_outer" \
 	wait_for 15 sh -c 'dmesg | grep "sfk_spinner:[0-9]* is sleeping on function sfk_spin_outer"'
 check "transition waits for tasks inside patched functions" in_transition
+check "no own-stack warning (walks of current from cond_resched())" \
+	sh -c '! dmesg | grep "own stack unreliable"'
+
 check "livepatch: no task had an unreliable stack" \
 	sh -c '! dmesg | grep "sfk_.* has an unreliable stack"'
 

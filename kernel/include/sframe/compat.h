@@ -177,4 +177,12 @@ static inline void sframe_fgraph_filter(struct fgraph_ops *gops,
 #endif /* CONFIG_DYNAMIC_FTRACE */
 #endif /* CONFIG_FUNCTION_GRAPH_TRACER */
 
+/*
+ * Since 6.4 livepatch also switches a task from its own cond_resched()
+ * (klp_sched_try_switch()), walking current's stack: what lets a kthread
+ * that never sleeps be patched.  6.1 switches it only while it is off the
+ * CPU.
+ */
+#define SFRAME_KLP_COND_RESCHED	SFRAME_LINUX_6_12
+
 #endif /* _SFRAME_COMPAT_H */
