@@ -1136,10 +1136,10 @@ EXPORT_SYMBOL_GPL(sframe_kernel_lookup);
  * module; also note the part's address range.  GNU ld 2.40 `ld -r` merges
  * the .sframe of several objects but leaves .rela.sframe at pre-merge
  * offsets, so some start fields are never relocated (and FRE bytes get
- * patched instead).  The module build avoids that merge (patch 0007: the
- * objects' sections are concatenated, one part each), but a module built
- * without it, or with another linker that merges wrongly, must not be
- * trusted.
+ * patched instead).  The module build avoids that merge (the objects'
+ * sections are concatenated, one part each: scripts/sframe-concat.lds),
+ * but a module built without it, or with another linker that merges
+ * wrongly, must not be trusted.
  */
 static int sframe_module_check_starts(struct module *mod,
 				      struct sframe_part *p)

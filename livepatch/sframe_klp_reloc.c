@@ -6,9 +6,9 @@
  * sframe_klp_target.ko that no module can link against.  Livepatch
  * resolves it by name when it applies the relocation: after this module's
  * text became read-only (the patch is enabled from module_init, or when
- * the target module loads later).  On arm64 that is what patch 0014
- * makes possible (the text-poking fixmap), with a PLT entry when the
- * target is out of branch range.
+ * the target module loads later).  On arm64 the patch "arm64: module:
+ * apply late relocations through the text-poking fixmap" makes that
+ * possible, with a PLT entry when the target is out of branch range.
  *
  * Linux 6.1 has no klp-convert: the build leaves the call to sfk_secret
  * an ordinary (weak, so modpost accepts it) undefined reference, and

@@ -190,7 +190,7 @@ check "rmmod sframe_klp_patch" wait_for 5 rmmod sframe_klp_patch
 # Livepatch relocations (scripts/klp-relocs.py made them): the new
 # sfk_reloc_func() of sframe_klp_reloc.ko calls the target's static
 # sfk_secret(), resolved by name and written into the patch module's
-# read-only text when the patch is enabled (arm64: patch 0014).
+# read-only text when the patch is enabled (arm64: the patch "arm64: module: apply late relocations ...").
 R=/sys/kernel/livepatch/sframe_klp_reloc
 reloc_is() { [ "$(cat $D/reloc)" = "$1" ]; }
 reloc_off() {

@@ -4,7 +4,11 @@
 # The kernel patch series of line KVER (scripts/patches/$KVER) as a
 # reviewer receives it: numbered 0001..N without gaps, each a mail with
 # From:, a subject "[PATCH k/N] ...", a body and a Signed-off-by line, and
-# the series applies with `git am` to the pristine sources and gives the
+# subject with its subsystem prefix ("x86/entry:", "KVM: arm64:"), no
+# longer than 75 characters, a body and a Signed-off-by line; each patch
+# is checkpatch --strict clean (but the types scripts/patches/
+# checkpatch-exceptions ignores for it, with their reasons); and the
+# series applies with `git am` to the pristine sources and gives the
 # same files as `patch -p1 --fuzz=0` (what scripts/prepare-kernel.sh
 # uses).  One PASS or FAIL line per check, tagged with the line.
 set -uo pipefail
@@ -12,7 +16,13 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KVER=${KVER:-6.1}
 TARBALL=/usr/src/linux-source-$KVER.tar.xz
-mapfile -t patches < <(ls "$ROOT"/scripts/patches/"$KVER"/[0-9][0-9][0-9][0-9]-*.patch)
+# (or the series in the directory given, such as make series' output;
+# a cover letter, 0000-*, is not a patch)
+dir=${1:-$ROOT/scripts/patches/$KVER}
+patches=()
+for p in "$dir"/[0-9][0-9][0-9][0-9]-*.patch; do
+	case $p in */0000-*) ;; *) patches+=("$p") ;; esac
+done
 n=${#patches[@]}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -27,8 +37,10 @@ check() {
 mail_ok() {
 	local k=$1 f=$2
 	[ "$(basename "$f" | cut -c1-4)" = "$(printf %04d "$k")" ] &&
-	grep -q '^From: .*<.*@.*>' "$f" &&
-	grep -qE "^Subject: \[PATCH 0*$k/$n\] [a-z0-9-]+: " "$f" &&
+	# (a long From: is folded onto a second line)
+	sed -n '/^From: /{N;p;q}' "$f" | tr -d '\n' | grep -q '^From: .*<.*@.*>' &&
+	grep -qE "^Subject: \[PATCH 0*$k/$n\] [A-Za-z0-9_./-]+: " "$f" &&
+	[ "$(sed -n 's/^Subject: \[PATCH [0-9/]*\] //p' "$f" | wc -c)" -le 76 ] &&
 	grep -qE '^Signed-off-by: .+ <.+@.+>$' "$f" &&
 	[ "$(sed -n '/^$/,/^---$/p' "$f" | grep -cv '^\(---\)\?$')" -ge 2 ]
 }
@@ -38,9 +50,41 @@ for k in $(seq 1 "$n"); do
 		mail_ok "$k" "${patches[k - 1]}"
 done
 
+# checkpatch --strict, from the tree of the line (prepare-kernel.sh), run
+# outside any git tree, as a reviewer without the series applied would.
+case $KVER in
+6.1)	tree=$ROOT/build/linux ;;
+*)	tree=$ROOT/build/$KVER/linux ;;
+esac
+CHECKPATCH=${CHECKPATCH:-$tree/scripts/checkpatch.pl}
+ignores() {	# the types scripts/patches/checkpatch-exceptions lists for $1
+	local glob types
+	while read -r glob types _; do
+		case $glob in ''|\#*) continue ;; esac
+		# shellcheck disable=SC2254
+		case $(basename "$1") in $glob) echo "$types" ;; esac
+	done <"$ROOT/scripts/patches/checkpatch-exceptions"
+}
+checkpatch_clean() {
+	local ign out
+	ign=$(ignores "$1")
+	out=$(cd "$tmp" && perl "$CHECKPATCH" --strict --no-tree --quiet \
+		--root="$(dirname "$(dirname "$CHECKPATCH")")" \
+		${ign:+--ignore "$ign"} "$1" 2>&1)
+	[ -z "$out" ] || { echo "$out" | sed 's/^/    /'; return 1; }
+}
+if [ -f "$CHECKPATCH" ]; then
+	for p in "${patches[@]}"; do
+		check "$(basename "$p"): checkpatch --strict" checkpatch_clean "$p"
+	done
+else
+	echo "FAIL: series $KVER: checkpatch: no $CHECKPATCH (make kernel-prepare KVER=$KVER)"
+fi
+
 # The pristine files the series touches, from Debian's linux-source-$KVER.
 files=$(grep -h '^+++ b/' "${patches[@]}" | sed 's|^+++ b/||; s/\t.*//' | sort -u)
 mkdir -p "$tmp/src"
+# shellcheck disable=SC2046 # one argument per file, no blanks in them
 tar -xJf "$TARBALL" -C "$tmp/src" --strip-components=1 \
 	$(for f in $files; do echo "linux-source-$KVER/$f"; done) 2>/dev/null
 

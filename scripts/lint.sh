@@ -72,6 +72,8 @@ fi
 # The patch series of both lines: numbered mails with a why and a
 # sign-off, applying with git am and patch -p1 --fuzz=0 alike.
 for kv in 6.1 6.12; do
+	# (checkpatch from the line's own tree, prepared if need be)
+	KVER=$kv "$ROOT/scripts/prepare-kernel.sh" >/dev/null
 	KVER=$kv "$ROOT/scripts/check-series.sh" >"$LOGS/lint-series-$kv.log" 2>&1
 	cat "$LOGS/lint-series-$kv.log" >>"$res"
 	echo "[lint] series $kv: $(grep -c '^PASS' "$LOGS/lint-series-$kv.log") passed, $(grep -c '^FAIL' "$LOGS/lint-series-$kv.log") failed (log: ${LOGS#"$ROOT"/}/lint-series-$kv.log)"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Host tests of .sframe sections that hold several SFrame sections, as the
-# module build makes them (patch 0007, scripts/sframe-concat.lds): objects
+# module build makes them (scripts/sframe-concat.lds): objects
 # compiled by the system gcc/gas 2.40, linked with `ld -r` like a
 # composite module object and then like the final .ko link, and the result
 # renamed to .sframe.  sframe-dump must print and validate every part,
@@ -23,7 +23,7 @@ rm -rf $T
 mkdir -p $T
 
 # link_module PREFIX OUT OBJ...: the two relocatable links of a module
-# with two or more objects, as patch 0007 makes them: the composite object
+# with two or more objects, as the module build makes them: the composite object
 # from all but the last OBJ, then the final link with the last one, then
 # the rename back to .sframe.
 link_module() {
