@@ -20,6 +20,9 @@
 #   make check-kasan [ARCH=...]       KASAN + lockdep: build, KUnit, boot tests
 #   make check-kcsan                  x86_64 with KCSAN: churn, user tests
 #   make check-configs                our objects in every Kconfig combination
+#   make series [KVER=...]            the line's patch series as mails from
+#                                     you (git config), checked, in
+#                                     build/series-KVER/
 #   make bench-kernel [ARCH=...]      unwinder and user callchain benchmarks,
 #                                     -icount (twice) and TCG, one line per goal
 
@@ -35,7 +38,7 @@ HARNESS := $(dir $(lastword $(MAKEFILE_LIST)))
 
 .PHONY: kernel-deps kernel-prepare kernel kernel-all kunit qemu-test run lint \
 	check-defconfig check-gen check-clang check-lockdep check-kasan check-kcsan \
-	check-configs bench-kernel
+	check-configs bench-kernel series
 
 kernel-deps:
 	@$(HARNESS)deps.sh
@@ -78,6 +81,9 @@ check-kasan: tools
 
 check-kcsan: tools
 	@$(HARNESS)check-variant.sh kcsan x86_64
+
+series: kernel-prepare
+	@$(HARNESS)series.sh
 
 check-configs: kernel-prepare
 	@$(HARNESS)check-configs.sh
