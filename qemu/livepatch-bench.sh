@@ -54,7 +54,7 @@ sh -c 'while :; do :; done' & pids="$pids $!"
 sh -c 'while :; do cat /proc/cmdline >/dev/null; done' & pids="$pids $!"
 sh -c 'while :; do read -r x </proc/uptime; done' & pids="$pids $!"
 sh -c 'while :; do usleep 200; done' & pids="$pids $!"
-for i in 1 2 3 4; do sleep 1000 & pids="$pids $!"; done
+for _ in 1 2 3 4; do sleep 1000 & pids="$pids $!"; done
 cat /tmp/klpb.fifo >/dev/null & pids="$pids $!"
 exec 9>/tmp/klpb.fifo
 sleep 1

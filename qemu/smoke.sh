@@ -725,8 +725,11 @@ user_first_samples() {
 	for fs_pf in 0 1; do
 		echo $fs_pf >$fs_param
 		echo 0 >$fs_stats
+		fs_opt=
+		[ $fs_pf = 1 ] && fs_opt=-e
+		# shellcheck disable=SC2086 # fs_opt: no option or one
 		/usr/test/chain-sframe-static -x 20 -p 250 -n "${USER_FIRST_SAMPLES:-600}" \
-			-T 120 -q $([ $fs_pf = 1 ] && echo -e) >/tmp/user-first.out 2>&1
+			-T 120 -q $fs_opt >/tmp/user-first.out 2>&1
 		fs_rc=$?
 		fs_sum=$(sed -n 's/^sampler: chain-sframe-static: \([0-9]* samples.*\)/\1/p' /tmp/user-first.out)
 		fs_first=$(sed -n 's/^sampler: chain-sframe-static: short-lived: //p' /tmp/user-first.out)

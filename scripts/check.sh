@@ -14,7 +14,7 @@
 #   next to the debug kernels).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 1
 R=build/results
 # the kernel lines: KVER=6.1|6.12 (make check KVER=...) for one, else both
 case ${KVER:-all} in
@@ -27,7 +27,8 @@ start=$(date +%s)
 
 stage() {
 	local name=$1; shift
-	local t0=$(date +%s)
+	local t0
+	t0=$(date +%s)
 	echo "[check] $name ..."
 	if "$@"; then
 		echo "[check] $name: done in $(( $(date +%s) - t0 )) s"
@@ -109,6 +110,7 @@ if [ -n "${DEEP:-}" ]; then
 		FUZZ_SECONDS="${FUZZ_SECONDS:-300}"
 fi
 echo "[check] all stages done in $(( $(date +%s) - start )) s"
+# shellcheck disable=SC2046 # result files: no blanks in their names
 scripts/summary.sh "$R"/*.txt $(for kv in $KVERS; do
 	[ "$kv" = 6.1 ] || ls build/"$kv"/results/*.txt 2>/dev/null
 done)

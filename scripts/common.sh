@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
 #
 # Shared settings for the kernel harness scripts (sourced, not run).
 # arch_setup ARCH sets: KARCH, OUT (build dir), IMAGE, KMAKE (make command).
@@ -53,6 +54,7 @@ arch_setup() {
 # qemu_cmd ARCH INITRD CMDLINE: sets QEMU, the TCG command line for the
 # kernel in $OUT (console on stdio, exits instead of rebooting).
 qemu_cmd() {
+	# shellcheck disable=SC2054 # -cpu takes a comma-separated list
 	case $1 in
 	x86_64)	QEMU=(qemu-system-x86_64 -bios qboot.rom)
 		set -- "$1" "$2" "console=ttyS0 $3" ;;

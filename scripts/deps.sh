@@ -28,7 +28,7 @@ KLP_PKGS=(bash-static kmod coreutils diffutils procps util-linux libc-bin
 	  liblzma5 libzstd1 libssl3 libselinux1 libpcre2-8-0 libtinfo6)
 
 PKGS="linux-source-6.1 linux-source-6.12 gcc gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
-      make qemu-system-x86 qemu-system-arm busybox-static sparse ccache flex
+      make qemu-system-x86 qemu-system-arm busybox-static sparse shellcheck ccache flex
       bison libelf-dev bc cpio kmod libssl-dev xz-utils python3 perl
       libc6-dev libc6-dev-arm64-cross linux-perf bpftrace squashfs-tools clang lld
       llvm ${KLP_PKGS[*]}"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # checkpatch --strict, sparse (C=2, x86_64 build) and kernel-doc over our
-# sources, and the form of the patch series (scripts/check-series.sh).
+# sources, shellcheck over our scripts, and the patch series of both lines
+# (scripts/check-series.sh).
 # One summary line per tool; PASS/FAIL lines (one per file for
 # checkpatch and kernel-doc) in build/results/lint.txt, details in
 # build/logs/lint-*.log.
@@ -53,6 +54,13 @@ per_file checkpatch "$KSRC/scripts/checkpatch.pl" --strict --no-tree --root="$KS
 
 files=("${ksrcs[@]}")
 per_file kernel-doc "$KSRC/scripts/kernel-doc" -none
+
+# Shell scripts, through shellcheck (warnings and errors): the host ones
+# as bash, following what they source; the VM's as POSIX sh (busybox).
+mapfile -t files < <(ls scripts/*.sh tools/testing/*.sh .ci/run)
+per_file shellcheck shellcheck -x -S warning
+mapfile -t files < <(ls qemu/*.sh)
+per_file shellcheck-vm shellcheck -x -S warning -s sh
 
 # sparse: C=2 checks every object of the directory, built or not.
 log=$LOGS/lint-sparse.log

@@ -13,7 +13,7 @@ dump=$ROOT/tools/sframe-dump
 [ -f "$vmlinux" ] || { echo "[show] no $vmlinux: make kernel ARCH=$1"; exit 1; }
 echo "[show] sframe-dump --validate ${vmlinux#"$ROOT"/}:"
 "$dump" --validate "$vmlinux" | sed 's/^/  /'
-nm=nm
+nm="nm"
 [ "$1" = arm64 ] && nm=aarch64-linux-gnu-nm
 for fn in schedule do_exit vfs_read; do
 	line=$("$nm" -S "$vmlinux" | awk -v f="$fn" '$4 == f && ($3 == "T" || $3 == "t") { print $1, $2; exit }' || true)

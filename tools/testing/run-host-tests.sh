@@ -6,7 +6,7 @@
 # the final "N passed, N failed" line.  Run through `make check-host`,
 # which builds the ASan/UBSan binaries in build/host first.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 H=build/host
 FX=tools/testing/fixtures
 DUMP=$H/sframe-dump-san
@@ -134,8 +134,8 @@ $H/test-libsframe $FX/x86_64/v1-*/prog $FX/x86_64/v1-*/prog-nopie \
 SYS=$H/syscc
 for arch in x86_64 aarch64; do
 	case $arch in
-	x86_64) cc=gcc; readelf=readelf; asm=$FX/src/asm_x86_64.s ;;
-	aarch64) cc=aarch64-linux-gnu-gcc; readelf=aarch64-linux-gnu-readelf; asm= ;;
+	x86_64) cc=gcc; readelf=readelf ;;
+	aarch64) cc=aarch64-linux-gnu-gcc; readelf=aarch64-linux-gnu-readelf ;;
 	esac
 	out=$SYS/$arch
 	mkdir -p "$out"

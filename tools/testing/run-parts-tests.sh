@@ -11,7 +11,7 @@
 # rejected.  The core's part iteration is tested byte by byte in
 # test-malformed.c.  Called by run-host-tests.sh.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tools/testing/verify-lib.sh
 H=build/host
 DUMP=$H/sframe-dump-san
@@ -42,7 +42,7 @@ CFLAGS="-O2 -fasynchronous-unwind-tables -fomit-frame-pointer -Wa,--gsframe"
 objs=()
 for src in chain many bigfunc; do
 	gcc $CFLAGS -c $FX/src/$src.c -o $T/$src.o || fail "gcc -c $src.c"
-	objs+=($T/$src.o)
+	objs+=("$T/$src.o")
 done
 if link_module "" $T/x86.o "${objs[@]}"; then
 	pass "ld -r -T sframe-concat.lds twice + objcopy --rename-section (x86_64, 3 objects)"

@@ -15,7 +15,7 @@
 # objects (as modules) and --write-fixups on a small linked vmlinux-like
 # ELF.  Prints PASS/FAIL lines; skips cleanly without objtool.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tools/testing/verify-lib.sh
 OBJTOOL=${1:-build/kbuild-x86_64/tools/objtool/objtool}
 V=${VERIFY:-tools/sframe-verify}

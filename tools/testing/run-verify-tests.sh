@@ -7,7 +7,7 @@
 # small linked ELF, --module-fixups on objects, and malformed input.  The ORC comparison needs objtool:
 # run-verify-kernel-tests.sh.  Called by run-host-tests.sh.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tools/testing/verify-lib.sh
 V=${VERIFY:-build/host/sframe-verify-san}
 SRC=tools/testing/verify

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
 #
 # Helpers for the sframe-verify tests (sourced by run-verify-tests.sh and
 # run-verify-kernel-tests.sh): PASS/FAIL lines, exit-code expectations.
