@@ -31,6 +31,7 @@ PKGS="linux-source-6.1 linux-source-6.12 gcc gcc-aarch64-linux-gnu binutils-aarc
       make qemu-system-x86 qemu-system-arm busybox-static sparse shellcheck ccache flex
       bison libelf-dev bc cpio kmod libssl-dev xz-utils python3 perl
       libc6-dev libc6-dev-arm64-cross linux-perf bpftrace squashfs-tools clang lld
+      python3-docutils
       llvm ${KLP_PKGS[*]}"
 
 missing=

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # checkpatch --strict, sparse (C=2, x86_64 build) and kernel-doc over our
-# sources, shellcheck over our scripts, and the patch series of both lines
+# sources, shellcheck over our scripts, docutils over Documentation/, and
+# the patch series of both lines
 # (scripts/check-series.sh).
 # One summary line per tool; PASS/FAIL lines (one per file for
 # checkpatch and kernel-doc) in build/results/lint.txt, details in
@@ -61,6 +62,10 @@ mapfile -t files < <(ls scripts/*.sh tools/testing/*.sh .ci/run)
 per_file shellcheck shellcheck -x -S warning
 mapfile -t files < <(ls qemu/*.sh)
 per_file shellcheck-vm shellcheck -x -S warning -s sh
+
+# The documentation parses as reStructuredText without a warning.
+mapfile -t files < <(ls Documentation/*.rst)
+per_file rst "$ROOT/scripts/rst-check.py"
 
 # sparse: C=2 checks every object of the directory, built or not.
 log=$LOGS/lint-sparse.log
