@@ -779,8 +779,8 @@ static void summary(const struct input *in)
 		       t->ss_annotated, t->cls_bytes[CLS_PUSHF_POP],
 		       t->cls_bytes[CLS_IRET_TO_SELF],
 		       t->cls_bytes[CLS_ALT_PUSHF], t->cls_bytes[CLS_LATE_PUSH],
-		       t->cls_bytes[CLS_LATE_ADD], t->cls_bytes[CLS_DRAP], t->cls_bytes[CLS_UNKNOWN],
-		       t->orc_only);
+		       t->cls_bytes[CLS_LATE_ADD], t->cls_bytes[CLS_DRAP],
+		       t->cls_bytes[CLS_UNKNOWN], t->orc_only);
 	}
 	if (!t->has_orc && in->f.machine == ELF_EM_X86_64)
 		printf("; no ORC");
