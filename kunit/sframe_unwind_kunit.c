@@ -968,6 +968,7 @@ static void sfu_test_cache(struct kunit *test)
 	KUNIT_EXPECT_GT(test, checked, 0U);
 }
 
+#ifdef CONFIG_DYNAMIC_FTRACE
 /*
  * A walk nested in a cache fill (a tracer's callback on a function the fill
  * calls: func_stack_trace, the stack tracer, a stacktrace trigger,
@@ -1057,6 +1058,7 @@ static void sfu_test_cache_reentry(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_read(&sfu_reentry_hits), 0);
 	KUNIT_EXPECT_EQ(test, bad, 0U);
 }
+#endif /* CONFIG_DYNAMIC_FTRACE */
 
 #ifdef SFRAME_ARCH_CALL_SIZE
 /*
@@ -1145,7 +1147,9 @@ static struct kunit_case sframe_unwind_cases[] = {
 	KUNIT_CASE(sfu_test_all_tasks),
 	KUNIT_CASE(sfu_test_idle_tasks),
 	KUNIT_CASE(sfu_test_cache),
+#ifdef CONFIG_DYNAMIC_FTRACE
 	KUNIT_CASE(sfu_test_cache_reentry),
+#endif
 	KUNIT_CASE(sfu_test_ra_table),
 	{}
 };

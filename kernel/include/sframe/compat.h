@@ -88,6 +88,7 @@ static inline unsigned long sframe_rest_init(void)
 #endif
 }
 
+#ifdef CONFIG_MODULES
 /* A module's core text: where it starts and how many bytes. */
 static inline void sframe_module_core_text(const struct module *mod,
 					   unsigned long *base,
@@ -101,6 +102,7 @@ static inline void sframe_module_core_text(const struct module *mod,
 	*size = mod->core_layout.text_size;
 #endif
 }
+#endif
 
 /*
  * A block device opened for reading: sframe_bdev_open() returns a handle
