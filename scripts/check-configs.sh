@@ -38,15 +38,18 @@ BASE="64BIT SMP PRINTK TTY BLK_DEV_INITRD BINFMT_ELF PROC_FS SYSFS KALLSYMS
       SFRAME_UNWIND_VERIFY SFRAME_UNWIND_KUNIT_TEST LIVEPATCH DYNAMIC_DEBUG"
 BASE_X86="UNWINDER_ORC"
 
+# (each line's names: 6.1's thunk_64.S is 6.12's thunk.S, whose THUNK
+# macro the series annotates in calling.h; a name the tree lacks has no
+# rule and is skipped)
 objs_for() {	# the patched kernel files of ARCH, as objects
 	case $1 in
 	x86_64)	echo arch/x86/entry/entry_64.o arch/x86/entry/thunk_64.o \
+		     arch/x86/entry/thunk.o \
 		     arch/x86/events/core.o arch/x86/kernel/head_64.o \
 		     arch/x86/kernel/stacktrace.o ;;
 	arm64)	echo arch/arm64/kernel/entry.o arch/arm64/kernel/head.o \
 		     arch/arm64/kernel/stacktrace.o arch/arm64/kernel/signal.o \
-		     arch/arm64/kernel/patching.o arch/arm64/kernel/ftrace.o \
-		     kernel/livepatch/ ;;
+		     arch/arm64/kernel/patching.o kernel/livepatch/ ;;
 	esac
 	echo kernel/fork.o mm/mmap.o mm/mprotect.o
 }
@@ -94,6 +97,10 @@ for arch in x86_64 arm64; do
 			extra="$extra arch/arm64/kernel/perf_callchain.o"
 		! grep -q '^CONFIG_ARM64_MODULE_PLTS=y' "$OUT/.config" ||
 			extra="$extra arch/arm64/kernel/module-plts.o"
+		# (6.12 builds a single object even where the configuration
+		# leaves it out: only those it builds)
+		! grep -q '^CONFIG_FUNCTION_TRACER=y' "$OUT/.config" || [ "$arch" != arm64 ] ||
+			extra="$extra arch/arm64/kernel/ftrace.o"
 		for o in $(objs_for "$arch") $extra; do
 			[ -n "$ok" ] || break
 			"${KMAKE[@]}" "$o" >"$log.obj" 2>&1 ||
