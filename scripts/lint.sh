@@ -3,8 +3,7 @@
 #
 # checkpatch --strict, sparse (C=2, x86_64 build) and kernel-doc over our
 # sources, shellcheck over our scripts, docutils over Documentation/, and
-# the patch series of both lines
-# (scripts/check-series.sh).
+# the patch series of both lines (scripts/check-series.sh).
 # One summary line per tool; PASS/FAIL lines (one per file for
 # checkpatch and kernel-doc) in build/results/lint.txt, details in
 # build/logs/lint-*.log.
@@ -82,8 +81,9 @@ else
 	echo "[lint] sparse: $n warnings (log: ${log#"$ROOT"/})"
 fi
 
-# The patch series of both lines: numbered mails with a why and a
-# sign-off, applying with git am and patch -p1 --fuzz=0 alike.
+# The patch series of both lines: numbered mails with a subsystem prefix,
+# a why and a sign-off, checkpatch --strict clean, applying with git am
+# and patch -p1 --fuzz=0 alike.
 for kv in 6.1 6.12; do
 	# (checkpatch from the line's own tree, prepared if need be)
 	KVER=$kv "$ROOT/scripts/prepare-kernel.sh" >/dev/null
