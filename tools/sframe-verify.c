@@ -66,6 +66,7 @@ const char * const cls_names[CLS_MAX] = {
 	[CLS_LATE_ADD] = "late-add",
 	[CLS_FTRACE_NOP] = "ftrace-nop",
 	[CLS_DRAP] = "drap",
+	[CLS_CALL_PADDING] = "call-padding",
 	[CLS_FDE_MISMATCH] = "fde-mismatch",
 	[CLS_ORPHAN_FDE] = "orphan-fde",
 	[CLS_FRAME_RECORD] = "frame-record",
@@ -731,6 +732,8 @@ static void check_coverage(struct input *in)
 				c = CLS_FTRACE_NOP;
 			else if (is_drap_gap(in, r, lo, hi))
 				c = CLS_DRAP;
+			else if (is_call_padding(in, r, lo, hi))
+				c = CLS_CALL_PADDING;
 			e = exc_match(in, EXC_MISSING, r, lo, hi, c);
 			snprintf(detail, sizeof(detail), "[%s%s%s]",
 				 in->f.secs[r->shndx].name,

@@ -2,7 +2,7 @@
 /*
  * sframe-verify, x86_64: SFrame against ORC at every instruction, and the
  * instruction patterns that explain the differences (and the coverage gaps
- * of DRAP functions).
+ * of DRAP functions and of call padding).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +104,42 @@ int is_drap_gap(const struct input *in, const struct region *r, uint64_t lo,
 		uint64_t hi)
 {
 	return is_drap(in, r, lo, hi) || is_drap_cold(in, r, lo, hi);
+}
+
+/* Longest call padding: CONFIG_FUNCTION_PADDING_BYTES is at most 64. */
+#define CALL_PADDING_MAX	64
+
+/**
+ * is_call_padding() - x86_64: is a gap the call padding before a function?
+ * @in: the input
+ * @r: the region of the gap
+ * @lo: first byte
+ * @hi: end
+ *
+ * With CONFIG_CALL_PADDING the compiler puts nops before every function
+ * and objtool --prefix names them __pfx_<function>.  They are never a
+ * frame of their own: call-depth tracking may patch its accounting into
+ * them at boot, which runs on the caller's return address and falls
+ * through into the function.
+ *
+ * Return: 1 if [@lo, @hi) is a whole __pfx_ symbol of single-byte nops.
+ */
+int is_call_padding(const struct input *in, const struct region *r,
+		    uint64_t lo, uint64_t hi)
+{
+	const uint8_t *b;
+	uint64_t i;
+
+	if (in->f.machine != ELF_EM_X86_64 || lo != r->sym || hi != r->hi ||
+	    hi - lo > CALL_PADDING_MAX || strncmp(r->name, "__pfx_", 6))
+		return 0;
+	b = text_bytes(in, lo, hi - lo);
+	if (!b)
+		return 0;
+	for (i = 0; i < hi - lo; i++)
+		if (b[i] != 0x90)
+			return 0;
+	return 1;
 }
 
 /* SFrame against ORC. */

@@ -33,6 +33,7 @@ enum cls {
 	CLS_LATE_ADD,
 	CLS_FTRACE_NOP,
 	CLS_DRAP,
+	CLS_CALL_PADDING,
 	CLS_FDE_MISMATCH,
 	CLS_ORPHAN_FDE,
 	CLS_FRAME_RECORD,
@@ -186,6 +187,8 @@ int finding(struct input *in, const char *what, const struct region *r,
 /* verify-x86.c */
 int is_drap_gap(const struct input *in, const struct region *r, uint64_t lo,
 		uint64_t hi);
+int is_call_padding(const struct input *in, const struct region *r,
+		    uint64_t lo, uint64_t hi);
 void load_orc(struct input *in);
 void load_alts(struct input *in);
 void check_orc(struct input *in);

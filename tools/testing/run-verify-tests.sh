@@ -62,6 +62,21 @@ else
 	fail "annotation extent test object builds"
 fi
 
+# call padding (x86-padding.S): __pfx_ nops are class call-padding
+if gcc -D__ASSEMBLY__ -Wa,--gsframe -c $SRC/x86-padding.S -o $T/x86-padding.o; then
+	expect "call padding: __pfx_ nops, class call-padding" 1 \
+		'uncovered: __pfx_padded\+0x0\.\.0x10 \(16 bytes\): \[\.text call-padding\]: unknown' \
+		$V $T/x86-padding.o
+	expect "call padding: a __pfx_ symbol with other bytes is no padding" 1 \
+		'uncovered: __pfx_not_padding\+0x0\.\.0x10 \(16 bytes\): \[\.text\]: unknown' \
+		$V $T/x86-padding.o
+	expect "call padding: accepted by scripts/sframe-verify-exceptions, the other not" 1 \
+		'exceptions 16 B, unknown 16 B' \
+		$V --exceptions scripts/sframe-verify-exceptions $T/x86-padding.o
+else
+	fail "call padding test object builds"
+fi
+
 cat >$T/exc-x86 <<'EOT'
 # test exceptions
 x86_64 missing no_cfi asm without CFI (test)
