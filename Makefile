@@ -49,8 +49,10 @@ tools/sframe-dump: tools/sframe-dump.c $(TOOL_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_
 	$(CC) $(HOST_CFLAGS) -o $@ tools/sframe-dump.c $(TOOL_SRCS) $(CORE)
 
 # sframe-gen: SFrame from DWARF CFI (tools/cfi.c); its checks run sanitized.
-GEN_SRCS	:= tools/sframe-gen.c tools/cfi.c tools/sframe-write.c $(TOOL_SRCS) $(CORE)
-GEN_HDRS	:= tools/cfi.h tools/sframe-write.h tools/wbuf.h $(TOOL_HDRS) $(CORE_HDRS)
+GEN_SRCS	:= tools/sframe-gen.c tools/cfi.c tools/sframe-write.c \
+		   tools/sframe-object.c tools/sframe-merge.c $(TOOL_SRCS) $(CORE)
+GEN_HDRS	:= tools/cfi.h tools/sframe-write.h tools/sframe-object.h \
+		   tools/sframe-merge.h tools/wbuf.h $(TOOL_HDRS) $(CORE_HDRS)
 tools/sframe-gen: $(GEN_SRCS) $(GEN_HDRS)
 	$(CC) $(HOST_CFLAGS) -o $@ $(GEN_SRCS)
 

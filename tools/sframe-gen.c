@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * sframe-gen: SFrame from DWARF CFI (issue 16).  First part: the CFI
- * reader (tools/cfi.c) and its check against the assembler.
+ * sframe-gen: SFrame from DWARF CFI (the CFI reader is tools/cfi.c), and
+ * the SFrame sections of a relocatable link merged into one.
  *
  *   sframe-gen [--sframe-version 1|2|3] [--addr ADDR] -o OUT FILE
+ *   sframe-gen --object [--section NAME] -o OUT.o FILE.o
+ *   sframe-gen --merge -o OUT.o FILE.o
  *   sframe-gen --compare FILE...
  *
  * Without --compare: the SFrame section (v3 unless asked otherwise) of the
@@ -12,6 +14,13 @@
  * row SFrame cannot express are left out and counted, never approximated;
  * the result is validated by the SFrame core and checked against the CFI
  * at every byte before it is written.
+ *
+ * --object: a copy of the relocatable FILE.o with that section added,
+ * relocated as gas relocates its own (tools/sframe-object.c).
+ *
+ * --merge: a copy of FILE.o (vmlinux.o) whose .sframe is the SFrame
+ * sections `ld -r` concatenated into .sframe_cat, as one section
+ * (tools/sframe-merge.c).
  *
  * --compare:
  * For each ELF file (object, executable, shared library, vmlinux, .ko;
@@ -30,6 +39,8 @@
 #include "cfi.h"
 #include "elf.h"
 #include "sframe-elf.h"
+#include "sframe-merge.h"
+#include "sframe-object.h"
 #include "sframe-write.h"
 
 struct stats {
@@ -420,177 +431,6 @@ static int compare(const char *path)
 	return 0;
 }
 
-/* Stores into a buffer in @f's byte order. */
-static void st(const struct elf_file *f, uint8_t *p, uint64_t v, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		p[f->be ? n - 1 - i : i] = v >> (8 * i);
-}
-
-#define SHT_RELA_		4
-#define SHT_GNU_SFRAME_		0x6ffffff4
-#define SHF_INFO_LINK_		0x40
-#define STT_SECTION_		3
-
-/*
- * Write a copy of the relocatable object @in with the section @w (opened
- * as @sec) added as .sframe, and .rela.sframe relocating each function
- * start field against its function's section symbol: what gas writes, so
- * that the linker merges it like gas's (ld 2.40 reads v1 only).
- */
-static int write_object(struct input *in, const struct sframe_written *w,
-			const struct sframe_section *sec, const char *out,
-			const char **why)
-{
-	struct elf_file *f = &in->f;
-	int fde_size = sec->version == 3 ? SFRAME_V3_FDE_SIZE :
-		       sec->version == 2 ? SFRAME_V2_FDE_SIZE :
-					   SFRAME_V1_FDE_SIZE;
-	unsigned int rtype;
-	uint64_t shoff, shnum, shstrndx, strtab_off, strtab_len, sf_off, rela_off;
-	uint64_t i, k, n = sec->num_fdes, total, name_sf, name_rela, nsyms;
-	uint64_t *secsym = NULL;
-	const uint8_t *oldstr;
-	uint8_t *o = NULL, *sh;
-	FILE *fp;
-
-	if (f->type != ELF_ET_REL || !f->is64) {
-		*why = "--object needs a 64-bit relocatable object";
-		return -1;
-	}
-	if (elf_sec_find(f, ".sframe") >= 0 ||
-	    elf_sec_find(f, section_name) >= 0) {
-		*why = "the object has an SFrame section already";
-		return -1;
-	}
-	if (!f->symtab) {
-		*why = "the object has no symbol table";
-		return -1;
-	}
-	if (f->machine == ELF_EM_X86_64)
-		rtype = sec->version == 3 ? 24 : 2;	/* R_X86_64_PC64 / PC32 */
-	else
-		rtype = sec->version == 3 ? 260 : 261;	/* R_AARCH64_PREL64 / 32 */
-	shoff = elf_get(f, f->map + 0x28, 8);
-	shnum = elf_get(f, f->map + 0x3c, 2);
-	shstrndx = elf_get(f, f->map + 0x3e, 2);
-	if (shnum != f->shnum || !shnum || shstrndx >= shnum ||
-	    elf_get(f, f->map + 0x3a, 2) != 64) {
-		*why = "unusual section header table";
-		return -1;
-	}
-	oldstr = elf_sec_data(f, shstrndx);
-	if (!oldstr) {
-		*why = "no section name table";
-		return -1;
-	}
-	/* new layout: file, .sframe, .rela.sframe, names, section headers */
-	sf_off = (f->size + 7) & ~7ULL;
-	rela_off = (sf_off + w->len + 7) & ~7ULL;
-	strtab_off = rela_off + 24 * n;
-	strtab_len = f->secs[shstrndx].size + 5 + strlen(section_name) + 1;
-	name_sf = f->secs[shstrndx].size + 5;	/* NAME in ".relaNAME" */
-	name_rela = f->secs[shstrndx].size;
-	shoff = (strtab_off + strtab_len + 7) & ~7ULL;
-	total = shoff + 64 * (shnum + 2);
-	o = calloc(1, total);
-	if (!o) {
-		*why = "out of memory";
-		return -1;
-	}
-	/* Each section's symbol, found once (vmlinux.o has 10^5 symbols). */
-	secsym = calloc(f->shnum, sizeof(*secsym));
-	if (!secsym) {
-		*why = "out of memory";
-		goto fail;
-	}
-	nsyms = elf_nsyms(f, f->symtab);
-	for (i = 1; i < nsyms; i++) {
-		struct elf_sym s;
-
-		if (!elf_sym_get(f, f->symtab, i, &s) && s.type == STT_SECTION_ &&
-		    s.shndx < f->shnum && !secsym[s.shndx])
-			secsym[s.shndx] = i;
-	}
-	memcpy(o, f->map, f->size);
-	memcpy(o + sf_off, w->buf, w->len);
-	memcpy(o + strtab_off, oldstr, f->secs[shstrndx].size);
-	memcpy(o + strtab_off + name_rela, ".rela", 5);
-	memcpy(o + strtab_off + name_sf, section_name, strlen(section_name) + 1);
-	for (i = 0; i < n; i++) {
-		struct sframe_fde fde;
-		uint64_t field = SFRAME_HDR_SIZE + i * fde_size, sym;
-		int64_t addend;
-
-		if (sframe_get_fde(sec, i, &fde))
-			goto bad;
-		for (k = 1; k < f->shnum; k++) {
-			const struct elf_sec *x = &f->secs[k];
-
-			if ((x->flags & ELF_SHF_ALLOC) && fde.start >= x->vaddr &&
-			    fde.start - x->vaddr < x->size)
-				break;
-		}
-		if (k == f->shnum)
-			goto bad;
-		sym = secsym[k];
-		if (!sym) {
-			*why = "a function's section has no section symbol";
-			goto fail;
-		}
-		/*
-		 * PC-relative to the field, in every version, as gas
-		 * relocates it: the linker turns v1's into offsets from the
-		 * section when it merges the objects' sections.
-		 */
-		addend = fde.start - f->secs[k].vaddr;
-		st(f, o + rela_off + 24 * i, field, 8);
-		st(f, o + rela_off + 24 * i + 8, sym << 32 | rtype, 8);
-		st(f, o + rela_off + 24 * i + 16, (uint64_t)addend, 8);
-		st(f, o + sf_off + field, 0, sec->version == 3 ? 8 : 4);
-	}
-	/* headers: the old ones, the names moved, and the two new ones */
-	memcpy(o + shoff, f->map + elf_get(f, f->map + 0x28, 8), 64 * shnum);
-	sh = o + shoff + 64 * shstrndx;
-	st(f, sh + 24, strtab_off, 8);
-	st(f, sh + 32, strtab_len, 8);
-	sh = o + shoff + 64 * shnum;		/* .sframe */
-	st(f, sh, name_sf, 4);
-	st(f, sh + 4, SHT_GNU_SFRAME_, 4);
-	st(f, sh + 8, ELF_SHF_ALLOC, 8);
-	st(f, sh + 24, sf_off, 8);
-	st(f, sh + 32, w->len, 8);
-	st(f, sh + 48, 8, 8);
-	sh += 64;				/* .rela.sframe */
-	st(f, sh, name_rela, 4);
-	st(f, sh + 4, SHT_RELA_, 4);
-	st(f, sh + 8, SHF_INFO_LINK_, 8);
-	st(f, sh + 24, rela_off, 8);
-	st(f, sh + 32, 24 * n, 8);
-	st(f, sh + 40, f->symtab, 4);
-	st(f, sh + 44, shnum, 4);
-	st(f, sh + 48, 8, 8);
-	st(f, sh + 56, 24, 8);
-	st(f, o + 0x28, shoff, 8);
-	st(f, o + 0x3c, shnum + 2, 2);
-	fp = fopen(out, "wb");
-	if (!fp || fwrite(o, 1, total, fp) != total || fclose(fp)) {
-		*why = "cannot write the output";
-		goto fail;
-	}
-	free(secsym);
-	free(o);
-	return 0;
-bad:
-	*why = "internal error: a written function is in no section";
-fail:
-	free(secsym);
-	free(o);
-	return -1;
-}
-
 /*
  * Write @path's SFrame (version @version, loaded at @addr, or where the
  * file's own .sframe is, else 0) to @out; the core validates it and it
@@ -654,9 +494,13 @@ static int generate(const char *path, int version, const char *addr_arg,
 		goto out_w;
 	}
 	if (object) {
+		struct sframe_object_add a = {
+			.name = section_name, .buf = w.buf, .len = w.len,
+			.sec = &sec, .discard = -1,
+		};
 		const char *why;
 
-		if (write_object(&in, &w, &sec, out, &why)) {
+		if (sframe_object_write(&in.f, &a, out, &why)) {
 			printf("sframe-gen: %s: %s\n", path, why);
 			goto out_w;
 		}
@@ -696,19 +540,22 @@ static void print_usage(void)
 		"usage: sframe-gen [--sframe-version 1|2|3] [--addr ADDR] -o OUT FILE\n"
 		"       sframe-gen --object [--sframe-version 1|2|3] [--section NAME] [--quiet]\n"
 		"                  [--allow-none] -o OUT.o FILE.o\n"
+		"       sframe-gen --merge [--quiet] -o OUT.o FILE.o\n"
 		"       sframe-gen --compare [--max-report N] FILE...\n");
 }
 
 int main(int argc, char **argv)
 {
 	const char *out = NULL, *addr = NULL;
-	int i, rc = 0, files = 0, cmp = 0, version = 3, object = 0;
+	int i, rc = 0, files = 0, cmp = 0, version = 3, object = 0, merge = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--compare")) {
 			cmp = 1;
 		} else if (!strcmp(argv[i], "--object")) {
 			object = 1;
+		} else if (!strcmp(argv[i], "--merge")) {
+			merge = 1;
 		} else if (!strcmp(argv[i], "--quiet")) {
 			quiet = 1;
 		} else if (!strcmp(argv[i], "--allow-none")) {
@@ -735,7 +582,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!files || (!cmp && (!out || files != 1)) ||
-	    version < 1 || version > 3) {
+	    cmp + object + merge > 1 || version < 1 || version > 3) {
 		print_usage();
 		return 2;
 	}
@@ -749,8 +596,12 @@ int main(int argc, char **argv)
 		}
 		if (argv[i][0] == '-')
 			continue;
-		rc |= cmp ? compare(argv[i]) :
-			    generate(argv[i], version, addr, out, object);
+		if (cmp)
+			rc |= compare(argv[i]);
+		else if (merge)
+			rc |= sframe_merge(argv[i], out, quiet);
+		else
+			rc |= generate(argv[i], version, addr, out, object);
 	}
 	return rc;
 }

@@ -16,6 +16,14 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; }
 check() { local name=$1; shift; if "$@" >/dev/null 2>&1; then pass "$name"; else fail "$name"; fi; }
+# check_fails NAME CMD...: CMD exits 1 (a refusal, not a crash)
+check_fails() {
+	local name=$1 rc
+	shift
+	"$@" >/dev/null 2>&1
+	rc=$?
+	if [ $rc = 1 ]; then pass "$name"; else fail "$name (exit $rc)"; fi
+}
 
 # 1. The core is freestanding: only the memory functions a freestanding C
 #    implementation may require are left undefined.
@@ -103,6 +111,39 @@ gen_e2e gcc-aarch64-be aarch64-linux-gnu-gcc "-mbig-endian -DGEN_NOLIBC -fasynch
 	"aarch64-linux-gnu-gcc -mbig-endian -nostdlib -static"
 gen_e2e clang-aarch64-be clang "--target=aarch64_be-linux-gnu -DGEN_NOLIBC -fasynchronous-unwind-tables" \
 	"aarch64-linux-gnu-gcc -mbig-endian -nostdlib -static"
+
+# sframe-gen --merge, as the kernel uses it when vmlinux is linked from
+# vmlinux.o (IBT, LTO): GNU ld 2.40's `ld -r` merges the objects' .sframe
+# but leaves its relocations at their offsets before the merge, which is
+# no valid SFrame; linked with scripts/sframe-concat.lds and merged, the
+# object holds one valid section, and the program linked from it has
+# SFrame equal to its CFI at every byte.
+merge_e2e() {
+	local o=$H/merge i out=
+	for i in 0 1 2 3; do
+		gcc -O2 -fomit-frame-pointer -Wa,--gsframe -DPART=$i \
+			-c tools/testing/merge-part.c -o $o-$i.o || break
+	done
+	if ! ld -r -o $o-plain.o $o-[0-3].o ||
+	   ! ld -r -T scripts/sframe-concat.lds -o $o-cat.o $o-[0-3].o; then
+		fail "sframe-gen --merge: test objects build and link"
+		return
+	fi
+	check_fails "plain ld -r: merged .sframe with misplaced relocations is invalid" \
+		$DUMP --validate $o-plain.o
+	if $H/sframe-gen-san --merge -o $o-merged.o $o-cat.o >/dev/null &&
+	   $DUMP --validate $o-merged.o | grep -q 'valid SFrame v1 section: 11 FDEs' &&
+	   gcc -o $o-prog $o-merged.o && readelf -lW $o-prog | grep -q GNU_SFRAME &&
+	   out=$($H/sframe-gen-san --compare $o-prog) &&
+	   echo "$out" | grep -q ' 12 with SFrame in the file, .*(100\.000%)'; then
+		pass "sframe-gen --merge: 4 objects' SFrame as one section, linked: $(echo "$out" | sed 's/^[^:]*: //')"
+	else
+		fail "sframe-gen --merge: 4 objects' SFrame as one section, linked: ${out:-merge, validation or link failed}"
+	fi
+	check_fails "sframe-gen --merge: an object without .sframe_cat is refused" \
+		$H/sframe-gen-san --merge -o $o-bad.o $o-plain.o
+}
+merge_e2e
 
 # 3. sframe-dump against readelf: 2.46 for v2/v3, 2.40 for v1.
 for ref in $(find $FX -name '*.readelf.txt' -o -name '*.readelf240.txt' | sort); do
