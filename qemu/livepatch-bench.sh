@@ -27,8 +27,8 @@ PARAM=/sys/module/sframe/parameters/reliable
 	echo "livepatch-bench: skipped (no livepatch sample)"
 	exit 0
 }
-# shellcheck source=qemu/livepatch-lib.sh
-. /livepatch-lib.sh
+# shellcheck source=qemu/lib.sh
+. /lib.sh
 debugfs_mounted
 # livepatch's account of the tasks it could not switch, and ours of each
 # unreliable walk (rate-limited)

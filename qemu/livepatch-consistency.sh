@@ -23,8 +23,8 @@ M=${1:-/lib/modules-test}
 DDC=/sys/kernel/debug/dynamic_debug/control
 
 CHECK_PREFIX=livepatch-consistency
-# shellcheck source=qemu/livepatch-lib.sh
-. /livepatch-lib.sh
+# shellcheck source=qemu/lib.sh
+. /lib.sh
 
 now_ms() { cut -d' ' -f1 /proc/uptime | tr -d . | sed 's/$/0/'; }
 

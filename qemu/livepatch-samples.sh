@@ -16,8 +16,8 @@ L=/sys/kernel/livepatch
 DDC=/sys/kernel/debug/dynamic_debug/control
 
 CHECK_PREFIX=livepatch-sample
-# shellcheck source=qemu/livepatch-lib.sh
-. /livepatch-lib.sh
+# shellcheck source=qemu/lib.sh
+. /lib.sh
 
 patched() { [ "$(cat $L/$1/transition 2>/dev/null)" = 0 ]; }
 gone() { [ ! -e $L/$1 ]; }

@@ -4,16 +4,8 @@
 # Smoke checks run by /init inside the test VM (busybox sh).
 # One line per check: "PASS: name" or "FAIL: name".
 
-check() {
-	name=$1
-	shift
-	if "$@" >/tmp/check.out 2>&1; then
-		echo "PASS: $name"
-	else
-		echo "FAIL: $name"
-		sed 's/^/    /' /tmp/check.out
-	fi
-}
+# shellcheck source=qemu/lib.sh
+. /lib.sh
 
 # Booted by scripts/kunit.sh for the module suites: only load the modules.
 kunit_only=

@@ -82,7 +82,7 @@ for arch in x86_64 arm64; do
 		       "$KSRC/scripts/kconfig/merge_config.sh" -m -O "$OUT" \
 				"$OUT/.config" "$frag" &&
 		       "${KMAKE[@]}" olddefconfig; } >"$log" 2>&1; then
-			echo "FAIL: configs: $arch $name: configure" | tee -a "$res"
+			fail "configs: $arch $name: configure" | tee -a "$res"
 			continue
 		fi
 		# Our objects, then the patched files: one this configuration
@@ -109,9 +109,9 @@ for arch in x86_64 arm64; do
 		done
 		rm -f "$log.obj"
 		if [ -n "$ok" ] && ! grep -E ': (warning|error):' "$log" >/dev/null; then
-			echo "PASS: configs: $arch $name ($(( $(date +%s) - t0 )) s)" | tee -a "$res"
+			pass "configs: $arch $name ($(( $(date +%s) - t0 )) s)" | tee -a "$res"
 		else
-			echo "FAIL: configs: $arch $name (log: ${log#"$ROOT"/})" | tee -a "$res"
+			fail "configs: $arch $name (log: ${log#"$ROOT"/})" | tee -a "$res"
 			grep -E ': (warning|error):' "$log" | head -5 | sed 's/^/    /'
 		fi
 	done
@@ -132,9 +132,9 @@ for arch in x86_64 arm64; do
 			      \( -name '*.o' -o -name '*.so' -o -name '*.so.dbg' -o -name '*.ro' \) \
 			      2>/dev/null)
 		if [ -z "$bad" ]; then
-			echo "PASS: configs: no .sframe in vDSO/hyp/purgatory/EFI stub objects (${dir#"$ROOT"/})" | tee -a "$res"
+			pass "configs: no .sframe in vDSO/hyp/purgatory/EFI stub objects (${dir#"$ROOT"/})" | tee -a "$res"
 		else
-			echo "FAIL: configs: .sframe in${bad}" | tee -a "$res"
+			fail "configs: .sframe in${bad}" | tee -a "$res"
 		fi
 	done
 done

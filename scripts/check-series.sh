@@ -27,11 +27,9 @@ n=${#patches[@]}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-check() {
-	local name=$1
-	shift
-	if "$@"; then echo "PASS: series $KVER: $name"; else echo "FAIL: series $KVER: $name"; fi
-}
+# shellcheck source=scripts/testlib.sh
+. "$ROOT/scripts/testlib.sh"
+CHECK_PREFIX="series $KVER"
 
 # mail_ok K FILE: the mail headers and sign-off of patch K of N
 mail_ok() {
@@ -78,7 +76,7 @@ if [ -f "$CHECKPATCH" ]; then
 		check "$(basename "$p"): checkpatch --strict" checkpatch_clean "$p"
 	done
 else
-	echo "FAIL: series $KVER: checkpatch: no $CHECKPATCH (make kernel-prepare KVER=$KVER)"
+	fail "checkpatch: no $CHECKPATCH (make kernel-prepare KVER=$KVER)"
 fi
 
 # The pristine files the series touches, from Debian's linux-source-$KVER.

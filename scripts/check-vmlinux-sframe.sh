@@ -16,20 +16,20 @@ readelf=readelf
 : >"$res"
 [ -x "$dump" ] || make -C "$ROOT" -s tools >/dev/null
 if out=$("$dump" --validate "$vmlinux" 2>&1); then
-	echo "PASS: vmlinux-sframe-$name: $out" >>"$res"
+	pass "vmlinux-sframe-$name: $out" >>"$res"
 else
-	echo "FAIL: vmlinux-sframe-$name: validate: $out" >>"$res"
+	fail "vmlinux-sframe-$name: validate: $out" >>"$res"
 fi
 flags=$("$readelf" --sframe "$vmlinux" 2>&1 | sed -n '/Flags:/p')
 if grep -q SFRAME_F_FDE_SORTED <<<"$flags"; then
-	echo "PASS: vmlinux-sframe-$name: readelf says FDE_SORTED" >>"$res"
+	pass "vmlinux-sframe-$name: readelf says FDE_SORTED" >>"$res"
 else
-	echo "FAIL: vmlinux-sframe-$name: not flagged sorted" >>"$res"
+	fail "vmlinux-sframe-$name: not flagged sorted" >>"$res"
 fi
 if cmp -s <("$dump" "$vmlinux" 2>&1) <("$readelf" --sframe "$vmlinux" 2>&1); then
-	echo "PASS: vmlinux-sframe-$name: sframe-dump = $readelf --sframe" >>"$res"
+	pass "vmlinux-sframe-$name: sframe-dump = $readelf --sframe" >>"$res"
 else
-	echo "FAIL: vmlinux-sframe-$name: sframe-dump differs from $readelf --sframe" >>"$res"
+	fail "vmlinux-sframe-$name: sframe-dump differs from $readelf --sframe" >>"$res"
 fi
 sed 's/^/  /' "$res"
 ! grep -q '^FAIL' "$res"

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 #
-# Shared settings for the kernel harness scripts (sourced, not run).
+# Shared settings for the kernel harness scripts (sourced, not run), and
+# their PASS/FAIL helpers (scripts/testlib.sh).
 # arch_setup ARCH sets: KARCH, OUT (build dir), IMAGE, KMAKE (make command).
 # VARIANT=name builds in build/kbuild-ARCH-name with qemu/configs/name.config;
 # VARIANT=clang builds with LLVM=1 (clang, lld, LLVM binutils).
@@ -13,6 +14,8 @@
 # busybox, perf, bpftrace) is shared in build/.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/testlib.sh
+. "$ROOT/scripts/testlib.sh"
 KVER=${KVER:-6.1}
 case $KVER in
 6.1)	KB=$ROOT/build ;;

@@ -267,7 +267,7 @@ EOT
 	echo "file /bin/busybox $busybox 755 0 0"
 	echo "file /init $tmp/init 755 0 0"
 	echo "file /smoke.sh $ROOT/qemu/smoke.sh 755 0 0"
-	for f in livepatch-lib livepatch-samples livepatch-consistency livepatch-bench; do
+	for f in lib livepatch-samples livepatch-consistency livepatch-bench; do
 		echo "file /$f.sh $ROOT/qemu/$f.sh 755 0 0"
 	done
 	# our modules of the current build (stale .ko files are ignored)

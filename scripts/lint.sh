@@ -38,9 +38,9 @@ per_file() {
 		ign=
 		[ "$tool" != checkpatch ] || ign=$(cp_ignores "$f")
 		if out=$("$@" ${ign:+--ignore "$ign"} "$f" 2>&1) && [ -z "$out" ]; then
-			echo "PASS: lint: $tool $f" >>"$res"
+			pass "lint: $tool $f" >>"$res"
 		else
-			echo "FAIL: lint: $tool $f" >>"$res"
+			fail "lint: $tool $f" >>"$res"
 			printf '== %s\n%s\n' "$f" "$out" >>"$log"
 			fails=$((fails + 1))
 		fi
@@ -69,15 +69,15 @@ per_file rst "$ROOT/scripts/rst-check.py"
 # sparse: C=2 checks every object of the directory, built or not.
 log=$LOGS/lint-sparse.log
 if [ ! -f "$OUT/.config" ]; then
-	echo "FAIL: lint: sparse (no x86_64 build: make kernel first)" >>"$res"
+	fail "lint: sparse (no x86_64 build: make kernel first)" >>"$res"
 	echo "[lint] sparse: no x86_64 build"
 elif ! "${KMAKE[@]}" C=2 sframe-unwind/ >"$log" 2>&1; then
-	echo "FAIL: lint: sparse (build failed)" >>"$res"
+	fail "lint: sparse (build failed)" >>"$res"
 	echo "[lint] sparse: build failed (log: ${log#"$ROOT"/})"
 else
 	n=$(grep -cE 'sframe-unwind/[^ ]*: (warning|error):' "$log" || true)
-	[ "$n" = 0 ] && echo "PASS: lint: sparse" >>"$res" ||
-		echo "FAIL: lint: sparse ($n warnings)" >>"$res"
+	[ "$n" = 0 ] && pass "lint: sparse" >>"$res" ||
+		fail "lint: sparse ($n warnings)" >>"$res"
 	echo "[lint] sparse: $n warnings (log: ${log#"$ROOT"/})"
 fi
 

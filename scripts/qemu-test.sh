@@ -57,17 +57,14 @@ init_at=$(sed -n 's/^\[ *\([0-9.]*\)\] Run \/init as init process.*/\1/p' "$log"
 printf '[qemu %s] VM ran %.1f s (exit %s; 124 = timeout), /init at %s s kernel time\n' \
 	"$name" "$secs" "$rc" "${init_at:-?}"
 
-verdict() {	# verdict NAME COMMAND...: a PASS or FAIL line
-	if "${@:2}"; then echo "PASS: $1"; else echo "FAIL: $1"; fi
-}
 results=$(
-	verdict "boot reached /init" grep -q '^init: reached /init' "$log"
+	check "boot reached /init" grep -q '^init: reached /init' "$log"
 	# each check's line, and the indented details under a FAIL
 	awk '/^(PASS|FAIL|SKIP): / { print; det = /^FAIL/ ? 20 : 0; next }
 	     det && /^    / { print; det--; next } { det = 0 }' "$log"
-	verdict "no oops/WARN/BUG/KASAN/OOM in console log" \
+	check "no oops/WARN/BUG/KASAN/OOM in console log" \
 		sh -c '! grep -E "Oops|BUG:|WARNING:|KASAN|Call [Tt]race|Kernel panic|Out of memory" "$1"' - "$log"
-	verdict "clean poweroff" grep -qE 'reboot: (Power down|Restarting system)' "$log"
+	check "clean poweroff" grep -qE 'reboot: (Power down|Restarting system)' "$log"
 	[ "$rc" = 0 ] || echo "FAIL: qemu exit status"
 )
 results=$(sed -E "s/^(PASS|FAIL|SKIP): /\1: qemu-$name: /" <<<"$results")

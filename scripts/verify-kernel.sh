@@ -18,16 +18,16 @@ V=$OUT/sframe-unwind/tools/sframe-verify
 EXC=$ROOT/scripts/sframe-verify-exceptions
 
 if [ ! -x "$V" ]; then
-	echo "FAIL: verify-$name: $V was not built (CONFIG_SFRAME_UNWIND_VERIFY)" | tee -a "$res"
+	fail "verify-$name: $V was not built (CONFIG_SFRAME_UNWIND_VERIFY)" | tee -a "$res"
 	exit 1
 fi
 rc=0
 for f in "$OUT/vmlinux" $(find "$OUT" -name '*.ko' | sort); do
 	rel=${f#"$OUT"/}
 	if out=$("$V" --quiet --exceptions "$EXC" "$f" 2>&1); then
-		echo "PASS: verify-$name: $rel" >>"$res"
+		pass "verify-$name: $rel" >>"$res"
 	else
-		echo "FAIL: verify-$name: $rel" >>"$res"
+		fail "verify-$name: $rel" >>"$res"
 		rc=1
 	fi
 	echo "$out" | sed "s|^|[verify $name] |"
@@ -37,9 +37,9 @@ done
 cp "$OUT/vmlinux" "$OUT/vmlinux.verify-copy"
 if out=$("$V" --quiet --exceptions "$EXC" --write-fixups "$OUT/vmlinux.verify-copy" 2>&1) &&
    cmp -s "$OUT/vmlinux" "$OUT/vmlinux.verify-copy"; then
-	echo "PASS: verify-$name: vmlinux fixups complete (rewrite is a no-op)" >>"$res"
+	pass "verify-$name: vmlinux fixups complete (rewrite is a no-op)" >>"$res"
 else
-	echo "FAIL: verify-$name: vmlinux fixups complete (rewrite is a no-op)" >>"$res"
+	fail "verify-$name: vmlinux fixups complete (rewrite is a no-op)" >>"$res"
 	echo "$out"
 	rc=1
 fi

@@ -13,17 +13,8 @@ DUMP=$H/sframe-dump-san
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; }
-check() { local name=$1; shift; if "$@" >/dev/null 2>&1; then pass "$name"; else fail "$name"; fi; }
-# check_fails NAME CMD...: CMD exits 1 (a refusal, not a crash)
-check_fails() {
-	local name=$1 rc
-	shift
-	"$@" >/dev/null 2>&1
-	rc=$?
-	if [ $rc = 1 ]; then pass "$name"; else fail "$name (exit $rc)"; fi
-}
+# shellcheck source=scripts/testlib.sh
+. scripts/testlib.sh
 
 # 1. The core is freestanding: only the memory functions a freestanding C
 #    implementation may require are left undefined.

@@ -2,25 +2,11 @@
 # shellcheck shell=bash
 #
 # Helpers for the sframe-verify tests (sourced by run-verify-tests.sh and
-# run-verify-kernel-tests.sh): PASS/FAIL lines, exit-code expectations.
+# run-verify-kernel-tests.sh): the PASS/FAIL helpers of scripts/testlib.sh,
+# and a reader of .sframe_annot.
 
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; }
-
-# expect NAME RC PATTERN COMMAND...: COMMAND exits with RC and its
-# stdout+stderr matches the extended regex PATTERN ("" matches anything).
-expect() {
-	local name=$1 want=$2 pat=$3 out rc
-	shift 3
-	out=$("$@" 2>&1)
-	rc=$?
-	if [ "$rc" = "$want" ] && { [ -z "$pat" ] || grep -qE -- "$pat" <<<"$out"; }; then
-		pass "$name"
-	else
-		fail "$name (exit $rc, want $want; pattern '$pat')"
-		echo "$out" | head -20 >&2
-	fi
-}
+# shellcheck source=scripts/testlib.sh
+. scripts/testlib.sh
 
 # annot_dump FILE: "TARGET LEN TYPE" per used slot of .sframe_annot (hex
 # target), in table order, read independently of sframe-verify.

@@ -1,19 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Shared by the livepatch scripts of the test VM (sourced; busybox sh).
-#   check NAME COMMAND...   one "PASS|FAIL: $CHECK_PREFIX: NAME" line; on
+# Shared by the scripts of the test VM (sourced; busybox sh): smoke.sh and
+# the livepatch scripts.  scripts/testlib.sh is its counterpart on the host.
+#   check NAME COMMAND...   one "PASS|FAIL: NAME" line, prefixed
+#                           "$CHECK_PREFIX: " when CHECK_PREFIX is set; on
 #                           FAIL the command's output, indented
 #   wait_for SECONDS COMMAND...   poll every 0.1 s until COMMAND succeeds
 #   debugfs_mounted         mount debugfs unless it is
 
 check() {
-	name=$1
+	name=${CHECK_PREFIX:+$CHECK_PREFIX: }$1
 	shift
-	if "$@" >/tmp/klp-check.out 2>&1; then
-		echo "PASS: $CHECK_PREFIX: $name"
+	if "$@" >/tmp/check.out 2>&1; then
+		echo "PASS: $name"
 	else
-		echo "FAIL: $CHECK_PREFIX: $name"
-		sed 's/^/    /' /tmp/klp-check.out
+		echo "FAIL: $name"
+		sed 's/^/    /' /tmp/check.out
 	fi
 }
 

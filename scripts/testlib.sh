@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# The PASS/FAIL lines of the host scripts (sourced); scripts/summary.sh
+# counts them.  qemu/lib.sh is its counterpart inside the test VM.
+#
+#   pass NAME, fail NAME          one line, prefixed "$CHECK_PREFIX: " when
+#                                 CHECK_PREFIX is set
+#   check NAME COMMAND...         PASS if COMMAND succeeds; its output is
+#                                 hidden, and on FAIL its first lines go
+#                                 to stderr
+#   check_fails NAME COMMAND...   PASS if COMMAND exits 1: a refusal, not
+#                                 a crash
+#   expect NAME RC PATTERN COMMAND...
+#                                 PASS if COMMAND exits RC and its stdout
+#                                 and stderr match the extended regex
+#                                 PATTERN ("" matches anything)
+
+pass() { echo "PASS: ${CHECK_PREFIX:+$CHECK_PREFIX: }$*"; }
+fail() { echo "FAIL: ${CHECK_PREFIX:+$CHECK_PREFIX: }$*"; }
+
+check() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		pass "$name"
+	else
+		fail "$name"
+		[ -z "$out" ] || echo "$out" | head -20 >&2
+	fi
+}
+
+check_fails() {
+	local name=$1 rc
+	shift
+	"$@" >/dev/null 2>&1
+	rc=$?
+	if [ "$rc" = 1 ]; then pass "$name"; else fail "$name (exit $rc)"; fi
+}
+
+expect() {
+	local name=$1 want=$2 pat=$3 out rc
+	shift 3
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" = "$want" ] && { [ -z "$pat" ] || grep -qE -- "$pat" <<<"$out"; }; then
+		pass "$name"
+	else
+		fail "$name (exit $rc, want $want; pattern '$pat')"
+		echo "$out" | head -20 >&2
+	fi
+}
