@@ -7,7 +7,7 @@
 #define CAT(a, b)	a##b
 #define NAME(a, b)	CAT(a, b)
 
-int sink(int x);
+#include "merge-part.h"
 
 #if PART == 0
 int sink(int x)
