@@ -117,6 +117,9 @@ if [ -z "$tour" ] && want modules; then
 	nmod=0
 	bad=
 	for mod in $intree; do
+		# tcrypt runs its self tests from its init and then fails it
+		# (EAGAIN) by design, so that it never stays loaded
+		[ "$mod" = tcrypt ] && continue
 		nmod=$((nmod + 1))
 		# a driver without its hardware loads, then fails its init: ENODEV
 		modprobe "$mod" >/tmp/modprobe.out 2>&1 ||

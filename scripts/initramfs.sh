@@ -252,6 +252,9 @@ cat >"$tmp/init" <<EOT
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
+# the kernel's module requests (crypto algorithms, filesystems) go to
+# busybox's modprobe; there is no /sbin
+[ -w /proc/sys/kernel/modprobe ] && echo /bin/modprobe >/proc/sys/kernel/modprobe
 echo "init: reached /init"
 [ -x /smoke.sh ] && /smoke.sh
 grep -qw rdshell /proc/cmdline && setsid cttyhack sh
