@@ -506,13 +506,45 @@ static int is_iret_to_self(const struct input *in, const struct region *r,
 	return 0;
 }
 
+/*
+ * struct alt_instr: s32 instr_offset, s32 repl_offset, the feature (u16
+ * cpuid in 6.1; u32 ft_flags, cpuid and flags, since 6.3), u8 instrlen,
+ * u8 replacementlen.  The file says nothing of its kernel's version: the
+ * size is the one at which every entry is an alternative, its original in
+ * the file's sections and padded to at least the replacement's length
+ * (the ALTERNATIVE macros guarantee it), its replacement in the sections.
+ */
+static const unsigned int alt_sizes[] = { 14, 12 };
+
+static int alts_fit(const struct input *in, const struct elf_sec *s,
+		    const uint8_t *d, unsigned int size)
+{
+	uint64_t i, n = s->size / size;
+
+	if (!n || s->size % size)
+		return 0;
+	for (i = 0; i < n; i++) {
+		const uint8_t *e = d + size * i;
+		uint64_t a = s->vaddr + size * i;
+		uint64_t orig = a + (int64_t)(int32_t)elf_get(&in->f, e, 4);
+		uint64_t repl = a + 4 + (int64_t)(int32_t)elf_get(&in->f, e + 4, 4);
+		unsigned int olen = e[size - 2], rlen = e[size - 1];
+
+		if (olen < rlen || !text_bytes(in, orig, olen) ||
+		    !text_bytes(in, repl, rlen))
+			return 0;
+	}
+	return 1;
+}
+
 /**
- * load_alts() - read .altinstructions (struct alt_instr, 6.1: 12 bytes)
+ * load_alts() - read .altinstructions (struct alt_instr of 6.1 or 6.12)
  * @in: the input (none: nothing happens)
  */
 void load_alts(struct input *in)
 {
 	int idx = elf_sec_find(&in->f, ".altinstructions");
+	unsigned int size = 0, k;
 	const struct elf_sec *s;
 	const uint8_t *d;
 	const char *why;
@@ -527,18 +559,27 @@ void load_alts(struct input *in)
 	    elf_apply_rela(&in->f, idx, &why))
 		die(in->path, ".rela.altinstructions: %s", why);
 	d = elf_sec_data(&in->f, idx);
-	n = s->size / 12;
+	for (k = 0; k < sizeof(alt_sizes) / sizeof(alt_sizes[0]) && !size; k++)
+		if (alts_fit(in, s, d, alt_sizes[k]))
+			size = alt_sizes[k];
+	if (!size) {
+		/* its alt-pushf findings are then reported as unknown */
+		fprintf(stderr, "%s: %s: .altinstructions: entries of no known size (12, 14 bytes): alternatives ignored\n",
+			prog, in->path);
+		return;
+	}
+	n = s->size / size;
 	in->alts = xcalloc(n, sizeof(*in->alts));
 	in->alt_repl = xcalloc(n, sizeof(*in->alt_repl));
 	for (i = 0; i < n; i++) {
-		const uint8_t *e = d + 12 * i;
-		uint64_t a = s->vaddr + 12 * i;
+		const uint8_t *e = d + size * i;
+		uint64_t a = s->vaddr + size * i;
 
 		in->alts[i].lo = a + (int64_t)(int32_t)elf_get(&in->f, e, 4);
-		in->alts[i].hi = in->alts[i].lo + e[10];
+		in->alts[i].hi = in->alts[i].lo + e[size - 2];
 		in->alt_repl[i].lo = a + 4 +
 				     (int64_t)(int32_t)elf_get(&in->f, e + 4, 4);
-		in->alt_repl[i].hi = in->alt_repl[i].lo + e[11];
+		in->alt_repl[i].hi = in->alt_repl[i].lo + e[size - 1];
 	}
 	in->nalts = n;
 }

@@ -36,11 +36,13 @@ mkdir -p $T
 # an .orc_header section (asm/orc_header.h, the hash of orc_types.h): the
 # objects here get one when ORC_HEADER=1 (the objtool of such a kernel),
 # so that the verifier reads them as it reads that kernel's vmlinux.
-orc() {
-	"$OBJTOOL" --orc "$1" || return
+orc_header() {
 	[ -z "${ORC_HEADER:-}" ] && return
 	printf '\0\0\0\0' >$T/orc_header.bin &&
 	objcopy --add-section .orc_header=$T/orc_header.bin "$1"
+}
+orc() {
+	"$OBJTOOL" --orc "$1" && orc_header "$1"
 }
 X86FLAGS="-O2 -fomit-frame-pointer -mno-red-zone -fno-pic -mcmodel=kernel -fno-stack-protector -fcf-protection=none -fasynchronous-unwind-tables -Wa,--gsframe -Iinclude"
 if ! gcc $X86FLAGS -c $SRC/x86-patterns.c -o $T/c.o ||
@@ -85,6 +87,21 @@ if gcc -D__ASSEMBLY__ -Wa,--gsframe -c $SRC/x86-clang.S -o $T/clang.o &&
 		'late-push 3, late-add 5, drap 0, unknown 3\)' $V --exceptions scripts/sframe-verify-exceptions $T/clang.o
 else
 	fail "sframe-verify ORC tests: x86-clang.S builds and objtool --orc runs"
+fi
+
+# an alternative pushing the flags (x86-alt.S), its .altinstructions in
+# the format of the objtool's kernel (6.4+, with .orc_header: 14 bytes)
+if gcc -D__ASSEMBLY__ ${ORC_HEADER:+-DALT_FT_FLAGS} -Wa,--gsframe \
+	-c $SRC/x86-alt.S -o $T/alt.o &&
+   "$OBJTOOL" --uaccess --orc $T/alt.o && orc_header $T/alt.o; then
+	expect "alternative with pushf: class alt-pushf" 1 \
+		'wrong: alt_pushf\+0x1\.\.0x2 \(1 bytes\): alt-pushf: ORC CFA=sp\+16.*SFrame CFA=sp\+8' \
+		$V $T/alt.o
+	expect "alternative with pushf: accepted by scripts/sframe-verify-exceptions" 0 \
+		'alt-pushf 1, late-push 0, late-add 0, drap 0, unknown 0\)' \
+		$V --exceptions scripts/sframe-verify-exceptions $T/alt.o
+else
+	fail "sframe-verify ORC tests: x86-alt.S builds and objtool --uaccess --orc runs"
 fi
 
 cat >$T/exc <<'EOT'
