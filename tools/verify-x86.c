@@ -514,7 +514,7 @@ static int is_iret_to_self(const struct input *in, const struct region *r,
  * the file's sections and padded to at least the replacement's length
  * (the ALTERNATIVE macros guarantee it), its replacement in the sections.
  */
-static const unsigned int alt_sizes[] = { 14, 12 };
+static const unsigned int alt_sizes[] = { 14, 12, 0 };
 
 static int alts_fit(const struct input *in, const struct elf_sec *s,
 		    const uint8_t *d, unsigned int size)
@@ -559,13 +559,13 @@ void load_alts(struct input *in)
 	    elf_apply_rela(&in->f, idx, &why))
 		die(in->path, ".rela.altinstructions: %s", why);
 	d = elf_sec_data(&in->f, idx);
-	for (k = 0; k < sizeof(alt_sizes) / sizeof(alt_sizes[0]) && !size; k++)
+	for (k = 0; alt_sizes[k] && !size; k++)
 		if (alts_fit(in, s, d, alt_sizes[k]))
 			size = alt_sizes[k];
 	if (!size) {
 		/* its alt-pushf findings are then reported as unknown */
-		fprintf(stderr, "%s: %s: .altinstructions: entries of no known size (12, 14 bytes): alternatives ignored\n",
-			prog, in->path);
+		fprintf(stderr, "%s: %s: .altinstructions: %s\n", prog,
+			in->path, "entries of no known size, ignored");
 		return;
 	}
 	n = s->size / size;
