@@ -89,6 +89,14 @@ for arch in x86_64 arm64; do
 		# leaves out has no rule to make it (skipped).
 		ok=1
 		"${KMAKE[@]}" sframe-unwind/ >>"$log" 2>&1 || ok=
+		# every sframe_* symbol our objects use is defined by them: a
+		# file left out that another calls would fail vmlinux's link
+		undef=$(cd "$OUT" && comm -23 \
+			<(nm -u sframe-unwind/built-in.a 2>/dev/null |
+			  awk '$2 ~ /^sframe_/ { print $2 }' | sort -u) \
+			<(nm --defined-only sframe-unwind/built-in.a 2>/dev/null |
+			  awk '$3 ~ /^sframe_/ { print $3 }' | sort -u))
+		[ -z "$undef" ] || { echo "error: undefined at link:" $undef >>"$log"; ok=; }
 		# objects that exist only with MODULES / ARM64_MODULE_PLTS
 		extra=
 		! grep -q '^CONFIG_MODULES=y' "$OUT/.config" ||
