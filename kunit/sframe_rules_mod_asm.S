@@ -11,8 +11,17 @@
 
 	.text
 #ifdef CONFIG_X86_64
-SYM_FUNC_START(sfm_many_rules)
+#include <asm/ibt.h>
+/*
+ * (not SYM_FUNC_START: with IBT its ENDBR would lie before the FDE;
+ * here the FDE covers it)
+ */
+	.balign	16
+	.globl	sfm_many_rules
+	.type	sfm_many_rules, @function
+sfm_many_rules:
 	.cfi_startproc
+	ENDBR
 	.rept SFM_STEPS
 	sub	$8, %rsp
 	.cfi_adjust_cfa_offset 8

@@ -19,6 +19,7 @@
 #include <kunit/test.h>
 #include <linux/kernel.h>
 #include <linux/sizes.h>
+#include <linux/string.h>
 #include <asm/sections.h>
 #include <sframe/compat.h>
 #include <sframe/kernel.h>
@@ -134,6 +135,9 @@ static int sframe_check_symbol(SFRAME_KALLSYMS_CB_ARGS)
 
 	if (!__is_kernel_text(addr) || !sframe_kunit_symbol(addr, &sym, &size) ||
 	    sym != addr)
+		return 0;
+	/* x86 call padding (objtool --prefix): nops, never a function */
+	if (str_has_prefix(name, "__pfx_"))
 		return 0;
 	u->symbols++;
 	/* Either the symbol itself or, after ftrace's NOPs, addr + 8. */
