@@ -514,7 +514,9 @@ tracer_tests() {
 		tr_n=$(grep -c '^ *[0-9]*)' $T/stack_trace)
 		tr_check "stack tracer (stack_trace: $(cat $T/stack_max_size) bytes deepest)" "$tr_n"
 	else
-		echo "FAIL: tracers: no stack tracer (CONFIG_STACK_TRACER)"
+		# (the test kernels have it; a defconfig does not, and
+		# turning it on there recompiles nearly every file)
+		echo "SKIP: tracers: stack tracer: the kernel has no CONFIG_STACK_TRACER"
 	fi
 
 	# a kprobe event with a stacktrace trigger on each of tr_funcs
