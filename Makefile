@@ -28,6 +28,12 @@ FUZZ_SECONDS	?= 600
 CORE		:= lib/sframe/sframe.c
 CORE_HDRS	:= $(wildcard include/sframe/*.h)
 TOOL_SRCS	:= tools/dump.c tools/elf.c tools/sframe-elf.c
+
+# The programs' sources, as the kernel build has them (tools/sources.mk):
+# tools/sframe-host-core.c is the core.
+include tools/sources.mk
+tool-srcs	= $(addprefix tools/,$(patsubst %.o,%.c,$(1)))
+DUMP_SRCS	:= $(call tool-srcs,$(sframe-dump-objs))
 TOOL_HDRS	:= tools/dump.h tools/elf.h tools/sframe-elf.h
 TEST_SRCS	:= tools/testing/encode.c
 TEST_HDRS	:= tools/testing/encode.h tools/testing/harness.h tools/wbuf.h
@@ -45,18 +51,17 @@ $(HOST)/sframe-freestanding.o: $(CORE) $(CORE_HDRS)
 	$(CC) -O2 $(CWARN) -Iinclude -ffreestanding -nostdlib -c $< -o $@
 
 tools: tools/sframe-dump tools/sframe-verify tools/sframe-gen
-tools/sframe-dump: tools/sframe-dump.c $(TOOL_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_HDRS)
-	$(CC) $(HOST_CFLAGS) -o $@ tools/sframe-dump.c $(TOOL_SRCS) $(CORE)
+tools/sframe-dump: $(DUMP_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_HDRS)
+	$(CC) $(HOST_CFLAGS) -o $@ $(DUMP_SRCS)
 
 # sframe-gen: SFrame from DWARF CFI (tools/cfi.c); its checks run sanitized.
-GEN_SRCS	:= tools/sframe-gen.c tools/cfi.c tools/sframe-write.c \
-		   tools/sframe-object.c tools/sframe-merge.c $(TOOL_SRCS) $(CORE)
+GEN_SRCS	:= $(call tool-srcs,$(sframe-gen-objs))
 GEN_HDRS	:= tools/cfi.h tools/sframe-write.h tools/sframe-object.h \
 		   tools/sframe-merge.h tools/wbuf.h $(TOOL_HDRS) $(CORE_HDRS)
-tools/sframe-gen: $(GEN_SRCS) $(GEN_HDRS)
+tools/sframe-gen: $(GEN_SRCS) $(CORE) $(GEN_HDRS)
 	$(CC) $(HOST_CFLAGS) -o $@ $(GEN_SRCS)
 
-$(HOST)/sframe-gen-san: $(GEN_SRCS) $(GEN_HDRS)
+$(HOST)/sframe-gen-san: $(GEN_SRCS) $(CORE) $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(SAN_CFLAGS) -o $@ $(GEN_SRCS)
 
@@ -66,20 +71,18 @@ $(HOST)/test-cfi: tools/testing/test-cfi.c tools/cfi.c tools/elf.c tools/cfi.h t
 
 # The verifier is also a kernel hostprog (tools/Kbuild): these sources,
 # -Iinclude.
-VERIFY_SRCS	:= tools/sframe-verify.c tools/verify-x86.c tools/verify-arm64.c \
-		   tools/verify-fixups.c tools/verify-ivals.c \
-		   tools/verify-exceptions.c tools/elf.c tools/sframe-elf.c $(CORE)
+VERIFY_SRCS	:= $(call tool-srcs,$(sframe-verify-objs))
 VERIFY_HDRS	:= tools/verify.h tools/search.h tools/elf.h tools/sframe-elf.h
-tools/sframe-verify: $(VERIFY_SRCS) $(VERIFY_HDRS) $(CORE_HDRS)
+tools/sframe-verify: $(VERIFY_SRCS) $(CORE) $(VERIFY_HDRS) $(CORE_HDRS)
 	$(CC) $(HOST_CFLAGS) -o $@ $(VERIFY_SRCS)
 
-$(HOST)/sframe-verify-san: $(VERIFY_SRCS) $(VERIFY_HDRS) $(CORE_HDRS)
+$(HOST)/sframe-verify-san: $(VERIFY_SRCS) $(CORE) $(VERIFY_HDRS) $(CORE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(SAN_CFLAGS) -o $@ $(VERIFY_SRCS)
 
-$(HOST)/sframe-dump-san: tools/sframe-dump.c $(TOOL_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_HDRS)
+$(HOST)/sframe-dump-san: $(DUMP_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(SAN_CFLAGS) -o $@ tools/sframe-dump.c $(TOOL_SRCS) $(CORE)
+	$(CC) $(SAN_CFLAGS) -o $@ $(DUMP_SRCS)
 
 $(HOST)/test-%: tools/testing/test-%.c $(TEST_SRCS) $(TOOL_SRCS) $(CORE) $(TEST_HDRS) $(TOOL_HDRS) $(CORE_HDRS)
 	@mkdir -p $(@D)
