@@ -177,13 +177,7 @@ static int churn_walk_pair(struct task_struct *task, void *arg)
 
 	p->ret = sframe_stack_walk_state(churn_store_ours, &p->ours, task,
 					 NULL, &p->ours.st);
-#ifdef CONFIG_X86_64
-	p->ref_ret = arch_stack_walk_reliable_orc(churn_store_ref, &p->ref,
-						  task);
-#else
-	arch_stack_walk_fp(churn_store_ref, &p->ref, task, NULL);
-	p->ref_ret = 0;
-#endif
+	p->ref_ret = sframe_ref_walk(churn_store_ref, &p->ref, task, true);
 	return 0;
 }
 

@@ -116,11 +116,7 @@ static int demo_walk_pair(struct task_struct *task, void *arg)
 		return -EAGAIN;
 	p->ret = sframe_stack_walk_state(demo_store, &p->ours, task, NULL,
 					 &p->st);
-#ifdef CONFIG_X86_64
-	p->ref_ret = arch_stack_walk_reliable_orc(demo_store, &p->ref, task);
-#else
-	arch_stack_walk_fp(demo_store, &p->ref, task, NULL);
-#endif
+	p->ref_ret = sframe_ref_walk(demo_store, &p->ref, task, true);
 	return 0;
 }
 
@@ -182,11 +178,7 @@ static enum hrtimer_restart demo_timer_fn(struct hrtimer *h)
 	}
 	tm->ret = sframe_stack_walk_state(demo_store, &tm->ours, current,
 					  NULL, &tm->st);
-#ifdef CONFIG_X86_64
-	arch_stack_walk_orc(demo_store, &tm->ref, current, NULL);
-#else
-	arch_stack_walk_fp(demo_store, &tm->ref, current, NULL);
-#endif
+	sframe_ref_walk(demo_store, &tm->ref, current, false);
 	atomic_set(&tm->c.fired, 1);
 	return HRTIMER_NORESTART;
 }
@@ -289,22 +281,13 @@ static int demo_bench_one(struct task_struct *task, void *arg)
 
 	/* warm up */
 	sframe_stack_walk(demo_count, &dummy, task, NULL);
-#ifdef CONFIG_X86_64
-	arch_stack_walk_orc(demo_count, &dummy, task, NULL);
-#else
-	arch_stack_walk_fp(demo_count, &dummy, task, NULL);
-#endif
+	sframe_ref_walk(demo_count, &dummy, task, false);
 	t0 = demo_now();
 	for (r = 0; r < rounds; r++)
 		sframe_stack_walk(demo_count, &n_ours, task, NULL);
 	t1 = demo_now();
-	for (r = 0; r < rounds; r++) {
-#ifdef CONFIG_X86_64
-		arch_stack_walk_orc(demo_count, &n_ref, task, NULL);
-#else
-		arch_stack_walk_fp(demo_count, &n_ref, task, NULL);
-#endif
-	}
+	for (r = 0; r < rounds; r++)
+		sframe_ref_walk(demo_count, &n_ref, task, false);
 	t2 = demo_now();
 	b->ns_ours += t1 - t0;
 	b->ns_ref += t2 - t1;
@@ -333,7 +316,7 @@ static int demo_bench_one(struct task_struct *task, void *arg)
 	t1 = demo_now();
 #ifdef CONFIG_X86_64
 	for (r = 0; r < rounds; r++)
-		arch_stack_walk_reliable_orc(demo_count, &dummy, task);
+		sframe_ref_walk(demo_count, &dummy, task, true);
 #endif
 	t2 = demo_now();
 	b->ns_ours_rel += t1 - t0;

@@ -202,12 +202,8 @@ static void sfu_test_parked(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, st->regs, task_pt_regs(task));
 
 	/* The same as the reference unwinder. */
-#ifdef CONFIG_X86_64
-	ret = arch_stack_walk_reliable_orc(sfu_store, ref, task);
+	ret = sframe_ref_walk(sfu_store, ref, task, true);
 	KUNIT_EXPECT_EQ(test, ret, 0);
-#else
-	arch_stack_walk_fp(sfu_store, ref, task, NULL);
-#endif
 	sfu_print(test, "parked kthread, " SFU_REF_NAME, ref);
 	KUNIT_EXPECT_EQ(test, t->n, ref->n);
 	KUNIT_EXPECT_EQ(test, memcmp(t->e, ref->e, sizeof(long) * min(t->n, ref->n)), 0);
@@ -233,12 +229,7 @@ static int sfu_cmp_task(struct task_struct *task, void *arg)
 		return -EBUSY;
 	c->ret = sframe_stack_walk_state(sfu_store, &c->ours, task, NULL,
 					 &c->st);
-#ifdef CONFIG_X86_64
-	c->ref_ret = arch_stack_walk_reliable_orc(sfu_store, &c->ref, task);
-#else
-	arch_stack_walk_fp(sfu_store, &c->ref, task, NULL);
-	c->ref_ret = 0;
-#endif
+	c->ref_ret = sframe_ref_walk(sfu_store, &c->ref, task, true);
 	return 0;
 }
 
@@ -768,11 +759,7 @@ static void sfu_test_fgraph(struct kunit *test)
 		KUNIT_EXPECT_FALSE_MSG(test, t->e[i] == (unsigned long)return_to_handler ||
 				       is_kretprobe_trampoline(t->e[i]),
 				       "trampoline reported at #%u", i);
-#ifdef CONFIG_X86_64
-	KUNIT_EXPECT_EQ(test, arch_stack_walk_reliable_orc(sfu_store, ref, task), 0);
-#else
-	arch_stack_walk_fp(sfu_store, ref, task, NULL);
-#endif
+	KUNIT_EXPECT_EQ(test, sframe_ref_walk(sfu_store, ref, task, true), 0);
 	KUNIT_EXPECT_EQ(test, t->n, ref->n);
 	KUNIT_EXPECT_EQ(test, memcmp(t->e, ref->e, sizeof(long) * min(t->n, ref->n)), 0);
 

@@ -161,4 +161,31 @@ void arch_stack_walk_fp(stack_trace_consume_fn consume_entry, void *cookie,
 			struct task_struct *task, struct pt_regs *regs);
 #endif
 
+/**
+ * sframe_ref_walk() - walk a task with the reference unwinder
+ * @consume_entry: called for each return address
+ * @cookie: its argument
+ * @task: the task (current, or one kept off the CPU)
+ * @reliable: x86_64: ORC's reliable walk, else its best-effort one
+ *
+ * The one place that picks the architecture's unwinder our walks are
+ * compared and timed against (SFRAME_REF_UNWINDER).  arm64's frame-record
+ * walk has no reliable mode in the kernels we support.
+ *
+ * Return: 0, or the reliable walk's error.
+ */
+static inline int sframe_ref_walk(stack_trace_consume_fn consume_entry,
+				  void *cookie, struct task_struct *task,
+				  bool reliable)
+{
+#ifdef CONFIG_X86_64
+	if (reliable)
+		return arch_stack_walk_reliable_orc(consume_entry, cookie, task);
+	arch_stack_walk_orc(consume_entry, cookie, task, NULL);
+#else
+	arch_stack_walk_fp(consume_entry, cookie, task, NULL);
+#endif
+	return 0;
+}
+
 #endif /* _SFRAME_UNWIND_H */
