@@ -21,18 +21,6 @@
 #include "sframe-merge.h"
 #include "sframe-object.h"
 
-/* The start and FRE offset fields of an FDE, per version. */
-static int start_size(int version)
-{
-	return version == SFRAME_VERSION_3 ? 8 : 4;
-}
-
-static int fre_off_field(int version)
-{
-	return version == SFRAME_VERSION_3 ? SFRAME_V3_FDE_FRE_OFF :
-					     SFRAME_V1_FDE_FRE_OFF;
-}
-
 /* Can @q be merged into a section that starts like @p? */
 static const char *part_differs(const struct sframe_section *p,
 				const struct sframe_section *q)
@@ -58,7 +46,6 @@ static const char *merge_parts(const struct elf_file *f,
 {
 	const struct sframe_section *p0 = &parts[0];
 	uint64_t fdes = 0, fres = 0, fre_len = 0, len, at, fre_at;
-	int ss = start_size(p0->version), fo = fre_off_field(p0->version);
 	const char *why;
 	uint8_t *buf;
 	size_t i;
@@ -92,18 +79,25 @@ static const char *merge_parts(const struct elf_file *f,
 		uint64_t fre_size = p->fre_end - p->fre_base;
 
 		for (k = 0; k < p->num_fdes; k++, at += p->fde_size) {
-			const uint8_t *src = p->data + p->fde_base +
-					     (uint64_t)k * p->fde_size;
+			uint64_t entry = p->fde_base + (uint64_t)k * p->fde_size;
+			struct sframe_field start, fre;
 			struct sframe_fde fde;
 
-			if (sframe_get_fde(p, k, &fde)) {
+			/* the fields where the core's field map has them */
+			if (sframe_get_fde(p, k, &fde) ||
+			    sframe_fde_field(p, &fde, SFRAME_FIELD_FDE_START, &start) ||
+			    sframe_fde_field(p, &fde, SFRAME_FIELD_FDE_FRE_OFF, &fre) ||
+			    start.off < entry || fre.off < entry ||
+			    start.off + start.len > entry + p->fde_size ||
+			    fre.off + fre.len > entry + p->fde_size) {
 				free(buf);
 				return "internal error: an opened FDE is unreadable";
 			}
-			memcpy(buf + at, src, p->fde_size);
-			elf_put(f, buf + at, ss, fde.start - at);
-			elf_put(f, buf + at + fo, 4,
-				elf_get(f, src + fo, 4) + fre_at);
+			memcpy(buf + at, p->data + entry, p->fde_size);
+			elf_put(f, buf + at + (start.off - entry), start.len,
+				fde.start - (at + start.off - entry));
+			elf_put(f, buf + at + (fre.off - entry), fre.len,
+				elf_get(f, p->data + fre.off, fre.len) + fre_at);
 		}
 		memcpy(buf + SFRAME_HDR_SIZE + fdes * p0->fde_size + fre_at,
 		       p->data + p->fre_base, fre_size);

@@ -64,8 +64,7 @@ int sframe_object_write(const struct elf_file *f,
 			const char **why)
 {
 	const struct sframe_section *sec = a->sec;
-	int v3 = sec->version == SFRAME_VERSION_3;
-	unsigned int rtype;
+	unsigned int pc32, pc64;
 	uint64_t shoff, shnum, shstrndx, strtab_off, strtab_len, sf_off, rela_off;
 	uint64_t i, n = sec->num_fdes, total, name_sf, name_rela, name_disc = 0;
 	uint64_t *secsym = NULL, oldlen;
@@ -90,10 +89,13 @@ int sframe_object_write(const struct elf_file *f,
 		*why = "internal error: no such section to discard";
 		return -1;
 	}
-	if (f->machine == ELF_EM_X86_64)
-		rtype = v3 ? 24 : 2;	/* R_X86_64_PC64 / PC32 */
-	else
-		rtype = v3 ? 260 : 261;	/* R_AARCH64_PREL64 / PREL32 */
+	if (f->machine == ELF_EM_X86_64) {
+		pc64 = 24;		/* R_X86_64_PC64 */
+		pc32 = 2;		/* R_X86_64_PC32 */
+	} else {
+		pc64 = 260;		/* R_AARCH64_PREL64 */
+		pc32 = 261;		/* R_AARCH64_PREL32 */
+	}
 	shnum = elf_get(f, f->map + 0x3c, 2);
 	shstrndx = elf_get(f, f->map + 0x3e, 2);
 	if (shnum != f->shnum || !shnum || shstrndx >= shnum ||
@@ -140,10 +142,14 @@ int sframe_object_write(const struct elf_file *f,
 		sprintf((char *)o + strtab_off + name_disc, "%s%s",
 			DISCARD_PREFIX, f->secs[a->discard].name);
 	for (i = 0; i < n; i++) {
-		uint64_t field = SFRAME_HDR_SIZE + i * sec->fde_size, k;
+		struct sframe_field start;
 		struct sframe_fde fde;
+		uint64_t k;
 
-		if (sframe_get_fde(sec, i, &fde))
+		/* the start field as the core's field map places it */
+		if (sframe_get_fde(sec, i, &fde) ||
+		    sframe_fde_field(sec, &fde, SFRAME_FIELD_FDE_START, &start) ||
+		    (start.len != 4 && start.len != 8))
 			goto bad;
 		k = section_at(f, fde.start);
 		if (k == f->shnum)
@@ -157,11 +163,12 @@ int sframe_object_write(const struct elf_file *f,
 		 * relocates it: the linker turns v1's into offsets from the
 		 * section when it merges the objects' sections.
 		 */
-		elf_put(f, o + rela_off + 24 * i, 8, field);
-		elf_put(f, o + rela_off + 24 * i + 8, 8, secsym[k] << 32 | rtype);
+		elf_put(f, o + rela_off + 24 * i, 8, start.off);
+		elf_put(f, o + rela_off + 24 * i + 8, 8,
+			secsym[k] << 32 | (start.len == 8 ? pc64 : pc32));
 		elf_put(f, o + rela_off + 24 * i + 16, 8,
 			fde.start - f->secs[k].vaddr);
-		elf_put(f, o + sf_off + field, v3 ? 8 : 4, 0);
+		elf_put(f, o + sf_off + start.off, start.len, 0);
 	}
 	/* headers: the old ones, the names moved, and the two new ones */
 	memcpy(o + shoff, f->map + elf_get(f, f->map + 0x28, 8), 64 * shnum);
