@@ -64,6 +64,19 @@ qemu_cmd() {
 	arm64)	QEMU=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on)
 		set -- "$1" "$2" "console=ttyAMA0 $3" ;;
 	esac
+	# x86_64 6.12 guests run both vCPUs on one TCG thread.  Under QEMU
+	# 7.2's multi-threaded TCG a 6.12 guest dies on an INT3 that is no
+	# longer in memory ("Oops: int3"): a translation of text rewritten
+	# while another vCPU ran it outlives the rewrite.  6.12 rewrites
+	# static calls and jump labels in __schedule (trace events, livepatch
+	# transitions) often enough to hit it in a boot test, unpatched
+	# kernels too; 6.1 does not, nor does one vCPU or one TCG thread.
+	# QEMU_TCG_THREAD=single|multi overrides; sframe_only=textpoke
+	# (qemu/smoke.sh) reproduces it.
+	# (QEMU's default is multi, and single under -icount.)
+	local tcg=${QEMU_TCG_THREAD:-}
+	[ -n "$tcg" ] || [ "$1-$KVER" != x86_64-6.12 ] || tcg=single
+	[ -z "$tcg" ] || QEMU+=(-accel "tcg,thread=$tcg")
 	QEMU+=(-smp "${SMP:-2}" -m "${QEMU_MEM:-512}" -nographic -no-reboot -kernel "$OUT/$IMAGE"
 	       -initrd "$2" -append "$3")
 	# the tools disk (scripts/initramfs.sh), read-only, as /dev/vda
