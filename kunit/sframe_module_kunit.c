@@ -25,9 +25,9 @@
 #endif
 #include <sframe/compat.h>
 #include <sframe/kernel.h>
-#include <sframe/park.h>
 #include <sframe/unwind.h>
 #include "sframe_kunit.h"
+#include "sframe_park.h"
 
 /*
  * Whether @pc is in sfm_no_sframe() (below), by its name: taking the

@@ -26,7 +26,7 @@
 #include <linux/stacktrace.h>
 #include <sframe/compat.h>
 #include <sframe/kernel.h>
-#include <sframe/park.h>
+#include "sframe_park.h"
 #include <sframe/unwind.h>
 #ifdef CONFIG_X86_64
 #include <asm/insn.h>
@@ -55,7 +55,7 @@ static bool sfu_store(void *cookie, unsigned long addr)
 	return true;
 }
 
-/* ---- the chain: <sframe/park.h> ------------------------------------- */
+/* ---- the chain: sframe_park.h ------------------------------------- */
 
 /* A saved return address as code address: arm64 may have signed it (PAC). */
 static unsigned long sfu_code(unsigned long word)

@@ -270,7 +270,7 @@ fi
 # perf (kernel and user chains), and so does Debian's perf (perf record -a
 # -g) when it is in the initramfs; sframe_churn.ko walks every task
 # reliably and compares each reliable trace of a task held off the CPU
-# with the architecture's unwinder (kernel/sframe_churn.c); a loop loads
+# with the architecture's unwinder (qemu/modules/sframe_churn.c); a loop loads
 # and unloads modules.  Disagreements, a failed walk of a walker's own
 # stack, a malformed perf record, a crash and any kernel splat fail.
 churn_test() {

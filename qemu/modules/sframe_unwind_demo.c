@@ -34,8 +34,9 @@
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <sframe/kernel.h>
-#include <sframe/park.h>
 #include <sframe/unwind.h>
+
+#include "sframe_park.h"
 
 static bool show;
 module_param(show, bool, 0444);
