@@ -24,14 +24,15 @@
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
+#include <linux/static_call.h>
 #include <sframe/compat.h>
 #include <sframe/kernel.h>
-#include "sframe_park.h"
 #include <sframe/unwind.h>
 #ifdef CONFIG_X86_64
 #include <asm/insn.h>
 #endif
 #include "sframe_kunit.h"
+#include "sframe_park.h"
 
 #define SFU_MAX		64
 
@@ -1047,6 +1048,68 @@ static void sfu_test_cache_reentry(struct kunit *test)
 }
 #endif /* CONFIG_DYNAMIC_FTRACE */
 
+#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
+/*
+ * A cached answer must not outlive a static call update.  With a NULL
+ * target an inline static_call_cond() site is a NOP; an update makes it a
+ * call (as a livepatch transition does to PREEMPT_DYNAMIC's
+ * cond_resched()), and a return address after it is then after a call.
+ */
+static unsigned long sfu_sc_ra;
+static unsigned int sfu_sc_calls;
+
+static noinline void sfu_sc_target(void)
+{
+	WRITE_ONCE(sfu_sc_ra, (unsigned long)__builtin_return_address(0));
+}
+
+DEFINE_STATIC_CALL_NULL(sfu_sc, sfu_sc_target);
+
+static noinline void sfu_sc_site(void)
+{
+	static_call_cond(sfu_sc)();
+	/* not a tail call: the site is a call (or a NOP) with a return */
+	WRITE_ONCE(sfu_sc_calls, sfu_sc_calls + 1);
+}
+
+static void sfu_test_static_call(struct kunit *test)
+{
+	const struct sframe_answer *ans;
+	struct sframe_answer scratch;
+	bool as_nop, as_call;
+	unsigned long ra;
+	unsigned int bad;
+
+	/* The return address of the site, from a call through it. */
+	static_call_update(sfu_sc, sfu_sc_target);
+	sfu_sc_site();
+	ra = READ_ONCE(sfu_sc_ra);
+	KUNIT_ASSERT_NE(test, ra, 0UL);
+	static_call_update(sfu_sc, NULL);
+
+	/* This CPU's cache: filled while the site is a NOP, read after. */
+	migrate_disable();
+	preempt_disable();
+	ans = sframe_kernel_answer(ra - 1, &scratch);
+	as_nop = ans->after_call;
+	preempt_enable();
+	static_call_update(sfu_sc, sfu_sc_target);
+	preempt_disable();
+	ans = sframe_kernel_answer(ra - 1, &scratch);
+	as_call = ans->after_call;
+	bad = sframe_kernel_cache_check(NULL, 0);
+	preempt_enable();
+	migrate_enable();
+	static_call_update(sfu_sc, NULL);
+
+	kunit_info(test, "%pS: after a call: %d as a NOP, %d as a call; %u cached answers differ\n",
+		   (void *)ra, as_nop, as_call, bad);
+	KUNIT_EXPECT_FALSE(test, as_nop);
+	KUNIT_EXPECT_TRUE(test, as_call);
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+}
+#endif /* CONFIG_HAVE_STATIC_CALL_INLINE */
+
 #ifdef SFRAME_ARCH_CALL_SIZE
 /*
  * The return-site table against the lookup cache at @ra: a listed site has
@@ -1136,6 +1199,9 @@ static struct kunit_case sframe_unwind_cases[] = {
 	KUNIT_CASE(sfu_test_cache),
 #ifdef CONFIG_DYNAMIC_FTRACE
 	KUNIT_CASE(sfu_test_cache_reentry),
+#endif
+#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
+	KUNIT_CASE(sfu_test_static_call),
 #endif
 	KUNIT_CASE(sfu_test_ra_table),
 	{}
