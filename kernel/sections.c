@@ -1464,13 +1464,14 @@ void sframe_module_init_freed(struct module *mod)
 }
 
 /**
- * sframe_kernel_text_changed() - text was patched (ftrace, kprobes hook)
+ * sframe_kernel_text_changed() - text was patched (ftrace, kprobes, static calls)
  *
  * Whether a return address follows a call is read from the text
  * (sframe_arch_after_call()) and cached with the answer: ftrace turns
  * function-entry NOPs into calls and back, kprobes put breakpoints over
- * instructions.  Called after they patch text, in any context (ftrace may
- * call it from stop_machine()).
+ * instructions, an inline static call site is a NOP without a target.
+ * Called after they patch text, in any context (ftrace may call it from
+ * stop_machine()).
  */
 void sframe_kernel_text_changed(void)
 {
