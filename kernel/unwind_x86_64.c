@@ -14,6 +14,7 @@
 #include <linux/uaccess.h>
 #include <asm/irq_stack.h>
 #include <asm/processor.h>
+#include <asm/text-patching.h>
 #include <asm/switch_to.h>
 #include "unwind_arch.h"
 
@@ -138,13 +139,22 @@ static unsigned int sframe_x86_modrm_len(const u8 *modrm, unsigned int avail)
 	return mod == 1 ? 3 : 6;
 }
 
+/* Does a function (an FDE) start at @addr?  Safe in any context. */
+static bool sframe_x86_func_start(unsigned long addr)
+{
+	struct sframe_rule rule;
+
+	return !sframe_kernel_find(addr, &rule) && rule.func_start == addr;
+}
+
 /**
  * sframe_arch_after_call() - does a return address follow a call?
  * @ra: kernel text address
  *
  * Matches the instructions a return address can follow: "call rel32"
  * (direct calls, retpoline and static-call thunks, patched paravirt
- * calls) and "call r/m64" (ff /2, 2 to 7 bytes, any prefix before it).
+ * calls), also with an INT3 over its opcode, and "call r/m64" (ff /2, 2
+ * to 7 bytes, any prefix before it).
  * Text bytes could match by chance, so a true answer proves little; a
  * false one proves the slot was not written by a call.
  *
@@ -172,8 +182,22 @@ bool sframe_arch_after_call(unsigned long ra)
 					     (void *)(ra - n), n))
 			return false;
 	}
-	if (b[sizeof(b) - 5] == 0xe8)
+	if (b[sizeof(b) - 5] == CALL_INSN_OPCODE)
 		return true;
+	/*
+	 * An INT3 where a call would start: text_poke_bp() rewriting a call
+	 * site (a static call update: cond_resched() in a livepatch
+	 * transition), or a kprobe on a call.  The four bytes after it are
+	 * then a call's displacement (the old or the new one): a call if
+	 * they lead to the start of a function.
+	 */
+	if (b[sizeof(b) - 5] == INT3_INSN_OPCODE) {
+		s32 disp;
+
+		memcpy(&disp, &b[sizeof(b) - 4], sizeof(disp));
+		if (sframe_x86_func_start(ra + disp))
+			return true;
+	}
 	for (n = 2; n <= 7; n++) {
 		const u8 *op = &b[sizeof(b) - n];
 

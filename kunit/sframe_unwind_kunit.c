@@ -1108,6 +1108,47 @@ static void sfu_test_static_call(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, as_call);
 	KUNIT_EXPECT_EQ(test, bad, 0U);
 }
+
+#ifdef CONFIG_X86_64
+/*
+ * A return address after a call whose opcode is covered by an INT3
+ * (text_poke_bp() rewriting the site, or a kprobe on the call) is still
+ * after a call when the displacement leads to a function's start.  The
+ * bytes lie in data here: the answer reads them as it reads text.
+ */
+static u8 sfu_int3_buf[16];
+
+static bool sfu_int3_after_call(u8 op, s32 disp)
+{
+	unsigned long ra = (unsigned long)&sfu_int3_buf[8];
+	struct sframe_answer scratch;
+	const struct sframe_answer *ans;
+	bool after;
+
+	sfu_int3_buf[3] = op;
+	memcpy(&sfu_int3_buf[4], &disp, sizeof(disp));
+	/* (vmlinux's data: the answer is cached, the bytes change) */
+	sframe_kernel_cache_flush();
+	preempt_disable();
+	ans = sframe_kernel_answer(ra - 1, &scratch);
+	after = ans->after_call;
+	preempt_enable();
+	return after;
+}
+
+static void sfu_test_int3_call(struct kunit *test)
+{
+	/* the displacement of a call from the buffer to a function */
+	s32 d = (long)sfu_sc_target - (long)&sfu_int3_buf[8];
+
+	KUNIT_EXPECT_TRUE(test, sfu_int3_after_call(0xe8, d));
+	KUNIT_EXPECT_TRUE(test, sfu_int3_after_call(0xcc, d));
+	/* not to a function's start; INT3 padding; not a call */
+	KUNIT_EXPECT_FALSE(test, sfu_int3_after_call(0xcc, d + 1));
+	KUNIT_EXPECT_FALSE(test, sfu_int3_after_call(0xcc, (s32)0xcccccccc));
+	KUNIT_EXPECT_FALSE(test, sfu_int3_after_call(0x90, d));
+}
+#endif /* CONFIG_X86_64 */
 #endif /* CONFIG_HAVE_STATIC_CALL_INLINE */
 
 #ifdef SFRAME_ARCH_CALL_SIZE
@@ -1202,6 +1243,9 @@ static struct kunit_case sframe_unwind_cases[] = {
 #endif
 #ifdef CONFIG_HAVE_STATIC_CALL_INLINE
 	KUNIT_CASE(sfu_test_static_call),
+#ifdef CONFIG_X86_64
+	KUNIT_CASE(sfu_test_int3_call),
+#endif
 #endif
 	KUNIT_CASE(sfu_test_ra_table),
 	{}
