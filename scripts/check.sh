@@ -102,7 +102,9 @@ if [ -n "${DEEP:-}" ]; then
 	# KCSAN (x86_64): churn, the tracers and the user tests, with data
 	# races in our code reported (qemu/smoke.sh).
 	if stage "kernel-6.1-x86_64-kcsan" env KVER=6.1 VARIANT=kcsan scripts/build-kernel.sh x86_64; then
+		# (it runs about 270 s: a hang must not take CI's budget)
 		stage "qemu-test-6.1-x86_64-kcsan" env KVER=6.1 VARIANT=kcsan \
+			TIMEOUT=900 \
 			QEMU_APPEND=sframe_only=churn,tracers,user,costly,hostile-mt \
 			scripts/qemu-test.sh x86_64
 	fi
