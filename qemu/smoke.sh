@@ -1364,6 +1364,15 @@ bpf_tests() {
 			echo "FAIL: bpf: bpftrace $bt_name (bpftrace exit $bt_rc): $bt_n stacks, $bt_bad cached answers differ from a fresh lookup"
 			sed 's/^/    /' /sys/kernel/debug/sframe/cache_check
 			head -n 10 /tmp/bt.err /tmp/bt.out | sed 's/^/    /'
+			# the same probes without kstack: do they fire at all?
+			case $bt_name in kprobe*)
+				if bt_run 3 'kprobe:sframe_rows_find,kprobe:sframe_find { @hits = count(); }'; then
+					tr_load 4
+					wait $bt_pid
+				fi
+				echo "    the same probes, counting only:"
+				sed 's/^/    /' /tmp/bt.out /tmp/bt.err
+			esac
 		fi
 	done
 	rm -f /tmp/bt.out
