@@ -13,11 +13,9 @@
  * walk an RCU list and never sleep or take locks, so unwinders may call
  * sframe_kernel_find() from any context.
  *
- * sframe_kernel_answer() (sframe/kernel.h) answers the questions an
- * unwinder step asks of an address (annotation, SFrame rule, does a call
- * end there) through a small per-CPU cache of recent answers: kernel
- * stacks repeat the same return addresses all the time.  See there for
- * why it is safe in NMI context.
+ * The registry knows nothing of the unwinder: what it asks of an address
+ * is cached in answer.c, whose caches forget what a new generation of the
+ * registry (sframe_kernel_gen) may have changed.
  */
 #define pr_fmt(fmt) "sframe: " fmt
 
@@ -28,13 +26,10 @@
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
-#include <linux/hash.h>
 #include <linux/kprobes.h>
 #include <linux/mutex.h>
-#include <linux/percpu.h>
 #include <linux/rculist.h>
 #include <linux/sched/clock.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -42,7 +37,6 @@
 #include <linux/workqueue.h>
 #include <asm/sections.h>
 #include <sframe/kernel.h>
-#include "unwind_arch.h"
 
 extern const u8 __start_sframe[], __stop_sframe[];
 extern struct sframe_annot __start_sframe_annot[], __stop_sframe_annot[];
@@ -51,32 +45,25 @@ static struct sframe_section sframe_vmlinux;
 static bool sframe_vmlinux_ready __ro_after_init;
 /* vmlinux's rows, published (smp_store_release()) once built, or NULL */
 static struct sframe_rows sframe_vmlinux_rows_mem;
-static const struct sframe_rows *sframe_vmlinux_rows;
-/* Its rules as the step uses them (saves below SP dropped), by rule id. */
-static struct sframe_rows_rule *sframe_vmlinux_step_rules;
+static const struct sframe_rows *sframe_vmlinux_rows_pub;
 static struct sframe_annot_table sframe_vmlinux_annot __ro_after_init;
 
-/* The lookup cache (sframe/kernel.h, sframe_kernel_answer()). */
-DEFINE_PER_CPU(struct sframe_cache_entry [SFRAME_CACHE_SIZE], sframe_cache);
-/* Fills of a full set, for the choice of the entry replaced. */
-static DEFINE_PER_CPU(unsigned int, sframe_cache_fills);
-/* A fill under way on this CPU: a walk nested in it must not fill. */
-static DEFINE_PER_CPU(bool, sframe_cache_filling);
-atomic_t sframe_cache_gen = ATOMIC_INIT(1);
-static bool sframe_cache_ready __read_mostly;
+/* Lookups' generation (sframe/kernel.h): caches compare it. */
+atomic_t sframe_kernel_gen = ATOMIC_INIT(1);
 
 /*
  * A new generation: every cached answer is gone.  Called after a change of
- * what a lookup can find (the module list, a module's init text): the
- * release orders that change before the new generation, and a fill reads
- * the generation before what it looks up (smp_rmb() there), so an answer
- * cached under the new generation was looked up in the changed state.
- * Atomic: callers do not serialize (tests flush without the lock), and
- * each call must give a generation no earlier one gave.
+ * what a lookup can find (the module list, a module's init text, kernel
+ * text): the release orders that change before the new generation, and a
+ * cache's fill reads the generation before what it looks up (smp_rmb()
+ * there), so an answer cached under the new generation was looked up in
+ * the changed state.  Atomic: callers do not serialize (tests flush
+ * without the lock), and each call must give a generation no earlier one
+ * gave.
  */
-static void sframe_cache_invalidate(void)
+static void sframe_kernel_gen_next(void)
 {
-	atomic_inc_return_release(&sframe_cache_gen);
+	atomic_inc_return_release(&sframe_kernel_gen);
 }
 
 /**
@@ -457,144 +444,6 @@ static void __init sframe_vmlinux_annot_init(void)
 	}
 }
 
-static const struct sframe_step_arch sframe_kernel_arch = SFRAME_ARCH_STEP;
-
-/*
- * A rule as the kernel walk steps with it: saves below SP were restored
- * already (the kernel has no red zone: sframe_rule_no_red_zone()), and
- * classified for sframe_step()'s fast path.  vmlinux's rules once when its
- * rows are built, a module's answer when it is looked up.
- */
-static void sframe_kernel_step_rule(struct sframe_rows_rule *rule)
-{
-	sframe_locs_no_red_zone(&rule->cfa, &rule->ra, &rule->fp,
-				SFRAME_ARCH_SP_REG);
-	sframe_step_prepare(&sframe_kernel_arch, rule);
-}
-
-/* vmlinux's return sites (sframe/kernel.h): @slot published once built */
-struct sframe_ra_table sframe_vmlinux_ra;
-EXPORT_SYMBOL_GPL(sframe_vmlinux_ra);
-
-#ifdef SFRAME_ARCH_CALL_SIZE
-#define SFRAME_RA_TABLE		1
-
-/* The home slot of key @k. */
-static u32 sframe_ra_home(const struct sframe_ra_table *t, u32 k)
-{
-	return (k * GOLDEN_RATIO_32) >> t->shift;
-}
-
-/*
- * Robin Hood insertion: a key that has come further from its home slot
- * than the one it meets takes that slot, and the other moves on.  Lookups
- * probe as for any linear probing, but no key lies far from its home (the
- * hot return addresses of a kernel cost what any other does, whatever the
- * text layout).  The table is never full: an empty slot comes.
- */
-static void sframe_ra_insert(struct sframe_ra_table *t, u64 *slot, u32 k,
-			     u32 val)
-{
-	u64 cur = k | (u64)val << 32, e;
-	u32 h = sframe_ra_home(t, k), d = 0, ed;
-
-	for (;; h = (h + 1) & t->mask, d++) {
-		e = slot[h];
-		if (!e) {
-			slot[h] = cur;
-			t->max_probe = max(t->max_probe, d);
-			return;
-		}
-		ed = (h - sframe_ra_home(t, (u32)e)) & t->mask;
-		if (ed < d) {
-			slot[h] = cur;
-			t->max_probe = max(t->max_probe, d);
-			cur = e;
-			d = ed;
-		}
-	}
-}
-
-/*
- * List vmlinux's return sites whose answer is plain: after a call, with a
- * rule in @rows, no annotation (which includes the verifier's fixups);
- * and those in a pt_regs or END annotation, which need no rule.
- * Not the return trampolines (a walk replaces such an address), nor the
- * calls of rest_init() (the end of init_task's walk, sframe_uw_next()):
- * a walk asks the cache there, as for every address not listed.
- * Text patched later (ftrace entry NOPs turned into calls and back) keeps
- * the table's "after a call" as a stale answer could: see unwinder.rst.
- * Without memory there is no table: lookups use the cache.
- */
-static void sframe_vmlinux_ra_build(const struct sframe_rows *rows,
-				    const struct sframe_rows_rule *step)
-{
-	const unsigned long base = (unsigned long)_stext;
-	const unsigned long end = (unsigned long)_etext;
-	struct sframe_ra_table *t = &sframe_vmlinux_ra;
-	u32 calls = 0, n = 0, slots;
-	unsigned long ra, ri_start = sframe_rest_init(), ri_size, off;
-	const struct sframe_rows_rule *r;
-	const struct sframe_annot *a;
-	u64 *slot;
-	u32 val;
-	int err;
-
-	if (!ri_start || !kallsyms_lookup_size_offset(ri_start, &ri_size, &off) ||
-	    off)
-		return;
-
-	for (ra = base + SFRAME_ARCH_CALL_SIZE; ra < end; ra += SFRAME_ARCH_CALL_SIZE)
-		calls += sframe_arch_after_call(ra);
-	if (!calls || end - base >= U32_MAX)
-		return;
-	/* At most 3/4 full: short probes.  Counted first, to size it. */
-	slots = roundup_pow_of_two(calls + calls / 3 + 1);
-	slot = kvcalloc(slots, sizeof(*slot), GFP_KERNEL);
-	if (!slot) {
-		pr_warn("vmlinux: no memory for the return-site table\n");
-		return;
-	}
-	t->rules = step;
-	t->annots = sframe_vmlinux_annot.entries;
-	t->base = base;
-	t->size = end - base;
-	t->shift = 32 - ilog2(slots);
-	t->mask = slots - 1;
-	t->max_probe = 0;
-	for (ra = base + SFRAME_ARCH_CALL_SIZE; ra < end; ra += SFRAME_ARCH_CALL_SIZE) {
-		if (!sframe_arch_after_call(ra))
-			continue;
-		if (sframe_arch_ra_trampoline(ra) ||
-		    (ra - 1 >= ri_start && ra - 1 < ri_start + ri_size))
-			continue;
-		r = sframe_rows_rule_of(rows, ra - 1, &err);
-		a = sframe_annot_search(&sframe_vmlinux_annot, ra - 1);
-		if (a && a->type != SFRAME_ANNOT_REGS &&
-		    a->type != SFRAME_ANNOT_END)
-			continue;
-		if (a)
-			val = (a - t->annots) | SFRAME_RA_ANNOT;
-		else if (r)
-			val = (r - rows->rules) * sizeof(*step);
-		else
-			continue;
-		sframe_ra_insert(t, slot, ra - base + 1, val);
-		n++;
-	}
-	/* Complete before @slot: pairs with sframe_ra_rule()'s acquire. */
-	smp_store_release(&t->slot, slot);
-	pr_info("vmlinux: return sites: %u of %u calls listed (plain answers, pt_regs), %u slots, longest probe %u: %zu bytes\n",
-		n, calls, slots, t->max_probe, slots * sizeof(*slot));
-}
-#else
-#define SFRAME_RA_TABLE		0
-static void sframe_vmlinux_ra_build(const struct sframe_rows *rows,
-				    const struct sframe_rows_rule *step)
-{
-}
-#endif
-
 /*
  * vmlinux's rows are built off the boot path, by a worker on another CPU
  * while the boot goes on (about as long as validation again), then
@@ -604,26 +453,15 @@ static void sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 static void sframe_vmlinux_rows_fn(struct work_struct *work)
 {
 	u64 t0 = local_clock();
-	struct sframe_rows_rule *step;
 	size_t bytes;
-	u32 i;
 
 	bytes = sframe_rows_init(&sframe_vmlinux, &sframe_vmlinux_rows_mem, 0);
-	step = kmemdup(sframe_vmlinux_rows_mem.rules,
-		       sframe_vmlinux_rows_mem.nrules * sizeof(*step),
-		       GFP_KERNEL);
-	if (!bytes || !step) {
-		sframe_rows_free(&sframe_vmlinux_rows_mem);
-		kfree(step);
+	if (!bytes) {
 		pr_warn("vmlinux: no decoded rows (no memory): lookups decode the section\n");
 		return;
 	}
-	for (i = 0; i < sframe_vmlinux_rows_mem.nrules; i++)
-		sframe_kernel_step_rule(&step[i]);
-	sframe_vmlinux_step_rules = step;
-	bytes += sframe_vmlinux_rows_mem.nrules * sizeof(*step);
 	/* Rows complete before the pointer: pairs with the lookups' acquire. */
-	smp_store_release(&sframe_vmlinux_rows, &sframe_vmlinux_rows_mem);
+	smp_store_release(&sframe_vmlinux_rows_pub, &sframe_vmlinux_rows_mem);
 	pr_info("vmlinux: decoded rows: %u rows, %u rules, %u-byte blocks: %zu bytes (built in %llu us, off the boot path)\n",
 		sframe_vmlinux_rows_mem.nrows, sframe_vmlinux_rows_mem.nrules,
 		1U << sframe_vmlinux_rows_mem.shift, bytes,
@@ -632,49 +470,29 @@ static void sframe_vmlinux_rows_fn(struct work_struct *work)
 
 static DECLARE_WORK(sframe_vmlinux_rows_work, sframe_vmlinux_rows_fn);
 
-/*
- * The return sites: after the text is final (the alternatives are applied
- * when the secondary CPUs are up, before the initcalls that queue this),
- * and after the rows.
+/**
+ * sframe_vmlinux_rows() - vmlinux's decoded rows, once built
+ *
+ * Lock-free: safe in any context.
+ *
+ * Return: the rows (never changed once published), or NULL while they are
+ * being built or when there is no memory for them.
  */
-static void sframe_vmlinux_ra_fn(struct work_struct *work)
+const struct sframe_rows *sframe_vmlinux_rows(void)
 {
-	const struct sframe_rows *rows;
-	u64 t0 = local_clock();
-
-	flush_work(&sframe_vmlinux_rows_work);
-	/* Pairs with the rows worker's release: its step rules are set. */
-	rows = smp_load_acquire(&sframe_vmlinux_rows);
-	if (!rows)
-		return;
-	sframe_vmlinux_ra_build(rows, sframe_vmlinux_step_rules);
-	/* Published by sframe_vmlinux_ra_build() itself, just now. */
-	if (READ_ONCE(sframe_vmlinux_ra.slot))
-		pr_info("vmlinux: return sites listed in %llu us, off the boot path\n",
-			div_u64(local_clock() - t0, NSEC_PER_USEC));
+	/* Pairs with the worker's release: the rows are complete. */
+	return smp_load_acquire(&sframe_vmlinux_rows_pub);
 }
-
-static DECLARE_WORK(sframe_vmlinux_ra_work, sframe_vmlinux_ra_fn);
-
-static int __init sframe_vmlinux_ra_init(void)
-{
-	if (SFRAME_RA_TABLE && sframe_vmlinux_ready)
-		queue_work(system_unbound_wq, &sframe_vmlinux_ra_work);
-	return 0;
-}
-core_initcall(sframe_vmlinux_ra_init);
 
 /**
- * sframe_vmlinux_rows_wait() - wait for vmlinux's rows (tests)
+ * sframe_vmlinux_rows_wait() - wait for vmlinux's rows
  *
  * Return: true if lookups in vmlinux now read its decoded rows.
  */
 bool sframe_vmlinux_rows_wait(void)
 {
 	flush_work(&sframe_vmlinux_rows_work);
-	flush_work(&sframe_vmlinux_ra_work);
-	/* Pairs with the worker's release. */
-	return smp_load_acquire(&sframe_vmlinux_rows);
+	return sframe_vmlinux_rows();
 }
 EXPORT_SYMBOL_GPL(sframe_vmlinux_rows_wait);
 
@@ -687,7 +505,6 @@ EXPORT_SYMBOL_GPL(sframe_vmlinux_rows_wait);
 static int __init sframe_vmlinux_rows_sync(void)
 {
 	flush_work(&sframe_vmlinux_rows_work);
-	flush_work(&sframe_vmlinux_ra_work);
 	return 0;
 }
 late_initcall_sync(sframe_vmlinux_rows_sync);
@@ -714,7 +531,6 @@ static int __init sframe_vmlinux_init(void)
 		return 0;
 	}
 	sframe_vmlinux_ready = true;
-	WRITE_ONCE(sframe_cache_ready, true);
 	pr_info("vmlinux: SFrame v%u, %u FDEs, %u FREs, %u bytes: valid (checked and indexed in %llu us)\n",
 		sframe_vmlinux.version, sframe_vmlinux.num_fdes,
 		sframe_vmlinux.num_fres, sframe_vmlinux.size,
@@ -736,14 +552,24 @@ const struct sframe_section *sframe_vmlinux_section(void)
 }
 EXPORT_SYMBOL_GPL(sframe_vmlinux_section);
 
-/* vmlinux (text, data, init text) rather than a module? */
-static bool sframe_in_vmlinux(unsigned long pc)
+/**
+ * sframe_in_vmlinux() - is @pc in vmlinux (text, data, init text)?
+ * @pc: an address
+ *
+ * Return: true for vmlinux, false for a module or other memory.
+ */
+bool sframe_in_vmlinux(unsigned long pc)
 {
 	return __is_kernel(pc) || is_kernel_inittext(pc);
 }
 
-/* vmlinux text with a usable section? */
-static bool sframe_vmlinux_text(unsigned long pc)
+/**
+ * sframe_vmlinux_text() - is @pc vmlinux text with a usable section?
+ * @pc: an address
+ *
+ * Return: true if vmlinux's section describes @pc's text.
+ */
+bool sframe_vmlinux_text(unsigned long pc)
 {
 	return sframe_vmlinux_ready &&
 	       (__is_kernel_text(pc) || is_kernel_inittext(pc));
@@ -881,19 +707,6 @@ const struct sframe_section *sframe_module_part(struct module *mod,
 EXPORT_SYMBOL_GPL(sframe_module_part);
 
 /**
- * sframe_kernel_cache_flush() - forget every cached lookup
- *
- * For benchmarks and tests that want cold lookups.  Racing with
- * sframe_module_init()/sframe_module_free() is harmless: any new
- * generation empties the caches.
- */
-void sframe_kernel_cache_flush(void)
-{
-	sframe_cache_invalidate();
-}
-EXPORT_SYMBOL_GPL(sframe_kernel_cache_flush);
-
-/**
  * sframe_kernel_find() - the SFrame rule for a kernel or module address
  * @pc: text address
  * @rule: result
@@ -920,10 +733,20 @@ int sframe_kernel_find(unsigned long pc, struct sframe_rule *rule)
 }
 EXPORT_SYMBOL_GPL(sframe_kernel_find);
 
-/* Both answers with one walk of the module list (none for vmlinux). */
-static int sframe_lookup_uncached(unsigned long pc,
-				  const struct sframe_annot **annot,
-				  struct sframe_rule *rule)
+/**
+ * sframe_kernel_find_all() - annotation and SFrame rule of a text address
+ * @pc: text address
+ * @annot: result: the annotation covering @pc, or NULL
+ * @rule: result: its rule, valid when 0 is returned; from decoded rows
+ *        where there are any (then only its recovery fields)
+ *
+ * sframe_annot_find() and sframe_kernel_find() with one walk of the module
+ * list (none for vmlinux), uncached.  Lock-free: safe in any context.
+ *
+ * Return: 0, or a negative SFRAME_E_* code as sframe_kernel_find().
+ */
+int sframe_kernel_find_all(unsigned long pc, const struct sframe_annot **annot,
+			   struct sframe_rule *rule)
 {
 	struct sframe_module_table *t;
 	int err = -SFRAME_E_NO_FDE;
@@ -934,8 +757,7 @@ static int sframe_lookup_uncached(unsigned long pc,
 		*annot = sframe_annot_search(&sframe_vmlinux_annot, pc);
 		if (!sframe_vmlinux_text(pc))
 			return err;
-		/* Published complete by the worker's release store. */
-		rows = smp_load_acquire(&sframe_vmlinux_rows);
+		rows = sframe_vmlinux_rows();
 		return rows ? sframe_rows_find(rows, pc, rule) :
 			      sframe_find(&sframe_vmlinux, pc, rule);
 	}
@@ -949,187 +771,6 @@ static int sframe_lookup_uncached(unsigned long pc,
 	rcu_read_unlock();
 	return err;
 }
-
-/* The answer from the section or a module's table (not vmlinux's rows). */
-static noinline void sframe_answer_uncached(unsigned long pc,
-					    struct sframe_answer *ans)
-{
-	struct sframe_rule rule;
-	int err;
-
-	err = sframe_lookup_uncached(pc, &ans->annot, &rule);
-	ans->err = err;
-	if (err)
-		memset(&ans->own, 0, sizeof(ans->own));
-	else
-		sframe_rule_recovery(&ans->own, &rule);
-	ans->rule = &ans->own;
-}
-
-/* The answer for @pc, looked up afresh into @ans. */
-static void sframe_answer_compute(unsigned long pc, struct sframe_answer *ans)
-{
-	const struct sframe_rows_rule *r = NULL;
-	const struct sframe_rows *rows;
-	int err;
-
-	if (sframe_in_vmlinux(pc) && sframe_vmlinux_text(pc)) {
-		/* Published complete by the worker's release store. */
-		rows = smp_load_acquire(&sframe_vmlinux_rows);
-		if (rows)
-			r = sframe_rows_rule_of(rows, pc, &err);
-	}
-	if (r) {
-		ans->annot = sframe_annot_search(&sframe_vmlinux_annot, pc);
-		/* Without saves below SP already (sframe_vmlinux_rows_fn()). */
-		ans->rule = &sframe_vmlinux_step_rules[r - rows->rules];
-		ans->err = 0;
-	} else {
-		sframe_answer_uncached(pc, ans);
-		sframe_kernel_step_rule(&ans->own);
-	}
-	ans->after_call = sframe_arch_after_call(pc + 1);
-	ans->plain = !ans->annot && !ans->err && ans->after_call;
-}
-
-/**
- * sframe_kernel_answer_fill() - look up what the cache does not have
- * @pc: text address
- * @e: the first entry of its cache set (of this CPU)
- * @gen: the cache generation read before
- * @scratch: where the answer goes when it is not cached
- *
- * The slow path of sframe_kernel_answer(), with preemption disabled.  In
- * task context (once the cache is ready) the answer is written into @e
- * directly, marked empty meanwhile; an interrupt's answer goes to
- * @scratch, and so does that of a walk nested in a fill (a tracer's).
- * vmlinux's decoded rows give the rule without a copy on the way.
- *
- * Return: the answer (in @e or @scratch).
- */
-noinline const struct sframe_answer *
-sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
-			  unsigned int gen, struct sframe_answer *scratch)
-{
-	struct sframe_answer *ans = scratch;
-	bool fill;
-
-	/*
-	 * What follows is looked up after @gen was read (pairs with the
-	 * release in sframe_cache_invalidate()).
-	 */
-	smp_rmb();
-	/*
-	 * Only the outermost fill in task context writes the cache: what it
-	 * calls can be traced, and a tracer's stack trace (func_stack_trace,
-	 * the stack tracer, a stacktrace trigger, bpf_get_stack()) walks
-	 * again on this CPU, in this context, in the middle of the fill.
-	 */
-	fill = READ_ONCE(sframe_cache_ready) && !in_interrupt() &&
-	       !__this_cpu_read(sframe_cache_filling);
-	if (fill) {
-		__this_cpu_write(sframe_cache_filling, true);
-		/*
-		 * An entry of the set that is empty or of an older
-		 * generation, else the two in turn.
-		 */
-		if (READ_ONCE(e->pc) && e->gen == gen)
-			e += !READ_ONCE(e[1].pc) || e[1].gen != gen ||
-			     (__this_cpu_inc_return(sframe_cache_fills) & 1);
-		WRITE_ONCE(e->pc, 0);
-		barrier();
-		ans = &e->ans;
-	}
-	sframe_answer_compute(pc, ans);
-	if (fill) {
-		/*
-		 * Text that neither vmlinux nor a module holds (BPF programs,
-		 * trampolines, kprobe slots) is freed and reused without a new
-		 * generation: its answer serves this step and is not kept
-		 * (the entry stays empty).
-		 */
-		if (ans->err != -SFRAME_E_NO_FDE || ans->annot ||
-		    sframe_in_vmlinux(pc) || is_module_text_address(pc)) {
-			e->gen = gen;
-			barrier();
-			WRITE_ONCE(e->pc, pc);
-		}
-		__this_cpu_write(sframe_cache_filling, false);
-	}
-	return ans;
-}
-
-NOKPROBE_SYMBOL(sframe_kernel_answer_fill);
-
-/**
- * sframe_kernel_cache_check() - this CPU's cached answers against fresh ones
- * @bad: where to copy the first @max entries that differ (may be NULL)
- * @max: room in @bad
- *
- * For tests: every entry of the current generation is looked up again.
- * Call with preemption disabled.
- *
- * Return: the number of entries whose answer differs.
- */
-unsigned int sframe_kernel_cache_check(struct sframe_cache_entry *bad,
-				       unsigned int max)
-{
-	struct sframe_cache_entry *c = this_cpu_ptr(sframe_cache);
-	unsigned int i, gen = atomic_read(&sframe_cache_gen), n = 0;
-	struct sframe_answer fresh;
-
-	for (i = 0; i < SFRAME_CACHE_SIZE; i++) {
-		const struct sframe_answer *a = &c[i].ans;
-		unsigned long pc = READ_ONCE(c[i].pc);
-
-		if (!pc || c[i].gen != gen)
-			continue;
-		sframe_answer_compute(pc, &fresh);
-		if (a->err == fresh.err && a->annot == fresh.annot &&
-		    a->after_call == fresh.after_call &&
-		    a->plain == fresh.plain &&
-		    (a->err || !memcmp(a->rule, fresh.rule, sizeof(*a->rule))))
-			continue;
-		if (bad && n < max) {
-			bad[n] = c[i];
-			bad[n].ans.own = *a->rule;
-		}
-		n++;
-	}
-	return n;
-}
-EXPORT_SYMBOL_GPL(sframe_kernel_cache_check);
-
-/**
- * sframe_kernel_lookup() - annotation and SFrame rule of a text address
- * @pc: text address
- * @annot: result: the annotation covering @pc, or NULL
- * @rule: result: the SFrame rule's recovery fields (CFA, RA, FP, SP
- *        adjustment, flags) as the unwinder uses them (saves below SP
- *        dropped, sframe_rule_no_red_zone()), valid when 0 is returned;
- *        its function fields are zero (sframe_kernel_find() has them)
- *
- * sframe_kernel_answer() for those who want a struct sframe_rule.
- *
- * Return: 0, or a negative SFRAME_E_* code as sframe_kernel_find().
- */
-int sframe_kernel_lookup(unsigned long pc, const struct sframe_annot **annot,
-			 struct sframe_rule *rule)
-{
-	const struct sframe_answer *ans;
-	struct sframe_answer scratch;
-	int err;
-
-	memset(rule, 0, sizeof(*rule));
-	preempt_disable_notrace();
-	ans = sframe_kernel_answer(pc, &scratch);
-	sframe_rule_set_recovery(rule, ans->rule);
-	*annot = ans->annot;
-	err = ans->err;
-	preempt_enable_notrace();
-	return err;
-}
-EXPORT_SYMBOL_GPL(sframe_kernel_lookup);
 
 /*
  * Every function the FDEs of a module's part describe must lie in the
@@ -1415,7 +1056,7 @@ void sframe_module_init(struct module *mod, const Elf_Ehdr *hdr,
 	}
 	mutex_lock(&sframe_modules_lock);
 	list_add_rcu(&t->list, &sframe_modules);
-	sframe_cache_invalidate();
+	sframe_kernel_gen_next();
 	mutex_unlock(&sframe_modules_lock);
 	for (i = 0; i < n; i++)
 		fdes += t->parts[i].sec.num_fdes;
@@ -1441,7 +1082,7 @@ void sframe_module_free(struct module *mod)
 		}
 	}
 	/* Also without a table: new text may reuse the addresses. */
-	sframe_cache_invalidate();
+	sframe_kernel_gen_next();
 	mutex_unlock(&sframe_modules_lock);
 	if (!found)
 		return;
@@ -1460,7 +1101,7 @@ void sframe_module_free(struct module *mod)
  */
 void sframe_module_init_freed(struct module *mod)
 {
-	sframe_cache_invalidate();
+	sframe_kernel_gen_next();
 }
 
 /**
@@ -1475,7 +1116,7 @@ void sframe_module_init_freed(struct module *mod)
  */
 void sframe_kernel_text_changed(void)
 {
-	sframe_cache_invalidate();
+	sframe_kernel_gen_next();
 }
 
 /**
@@ -1499,192 +1140,3 @@ struct dentry *sframe_debugfs_dir(void)
 }
 EXPORT_SYMBOL_GPL(sframe_debugfs_dir);
 
-#ifdef CONFIG_DEBUG_FS
-/*
- * debugfs sframe/lookup: write a text address (ADDR or ADDR+OFF), read
- * back what the unwinder's lookup (cache, rows, sections) answers for it:
- *	echo 0xffffffff81000000+16 > /sys/kernel/debug/sframe/lookup
- *	cat /sys/kernel/debug/sframe/lookup
- * The boot tests use it to show that a module's answers go with it.
- */
-static unsigned long sframe_lookup_pc;
-static DEFINE_MUTEX(sframe_lookup_mutex);
-
-static const char * const sframe_loc_names[] = {
-	[SFRAME_LOC_SAME]	= "same",
-	[SFRAME_LOC_CFA]	= "cfa",
-	[SFRAME_LOC_REG]	= "reg",
-	[SFRAME_LOC_UNDEFINED]	= "undefined",
-};
-
-static void sframe_lookup_loc(struct seq_file *m, const char *name,
-			      const struct sframe_loc *l)
-{
-	seq_printf(m, " %s=%s", name,
-		   l->kind < ARRAY_SIZE(sframe_loc_names) ?
-		   sframe_loc_names[l->kind] : "?");
-	if (l->kind == SFRAME_LOC_REG)
-		seq_printf(m, "(r%u)", l->reg);
-	if (l->kind == SFRAME_LOC_CFA || l->kind == SFRAME_LOC_REG)
-		seq_printf(m, "%+d%s", l->offset, l->deref ? " deref" : "");
-}
-
-static int sframe_lookup_show(struct seq_file *m, void *v)
-{
-	const struct sframe_annot *a;
-	struct sframe_rule rule;
-	unsigned long pc;
-	int err;
-
-	mutex_lock(&sframe_lookup_mutex);
-	pc = sframe_lookup_pc;
-	mutex_unlock(&sframe_lookup_mutex);
-	if (!pc) {
-		seq_puts(m, "write a text address here first\n");
-		return 0;
-	}
-	err = sframe_kernel_lookup(pc, &a, &rule);
-	seq_printf(m, "%#lx %pS: ", pc, (void *)pc);
-	if (err) {
-		seq_printf(m, "%s (%s)", sframe_errname(err), sframe_strerror(err));
-	} else {
-		seq_puts(m, "rule");
-		sframe_lookup_loc(m, "cfa", &rule.cfa);
-		sframe_lookup_loc(m, "ra", &rule.ra);
-		sframe_lookup_loc(m, "fp", &rule.fp);
-		if (rule.flags & SFRAME_RULE_OUTERMOST)
-			seq_puts(m, " outermost");
-	}
-	if (a)
-		seq_printf(m, "; annotation type %u", a->type);
-	seq_putc(m, '\n');
-	return 0;
-}
-
-static int sframe_lookup_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, sframe_lookup_show, NULL);
-}
-
-/* "ADDR" or "ADDR+OFF" (C number syntax) */
-static ssize_t sframe_lookup_write(struct file *file, const char __user *buf,
-				   size_t len, loff_t *ppos)
-{
-	unsigned long pc, off = 0;
-	char str[48], *plus;
-	int err;
-
-	if (!len || len >= sizeof(str))
-		return -EINVAL;
-	if (copy_from_user(str, buf, len))
-		return -EFAULT;
-	str[len] = '\0';
-	plus = strchr(str, '+');
-	if (plus) {
-		*plus = '\0';
-		err = kstrtoul(strim(plus + 1), 0, &off);
-		if (err)
-			return err;
-	}
-	err = kstrtoul(strim(str), 0, &pc);
-	if (err)
-		return err;
-	pc += off;
-	mutex_lock(&sframe_lookup_mutex);
-	sframe_lookup_pc = pc;
-	mutex_unlock(&sframe_lookup_mutex);
-	return len;
-}
-
-static const struct file_operations sframe_lookup_fops = {
-	.open		= sframe_lookup_open,
-	.read		= seq_read,
-	.write		= sframe_lookup_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
-
-/*
- * debugfs sframe/cache_check: every CPU's cached answers looked up again
- * (sframe_kernel_cache_check()); one line per CPU with the number that
- * differ.  A write empties the caches (sframe_kernel_cache_flush()).  The
- * boot tests empty them, run tracers whose callbacks walk in the middle of
- * our own lookups, and read it.
- */
-#define SFRAME_CACHE_CHECK_SHOW	4
-
-struct sframe_cache_check {
-	unsigned int n;
-	struct sframe_cache_entry bad[SFRAME_CACHE_CHECK_SHOW];
-};
-
-static void sframe_cache_check_cpu(void *arg)
-{
-	struct sframe_cache_check *cc = arg;
-
-	cc->n = sframe_kernel_cache_check(cc->bad, ARRAY_SIZE(cc->bad));
-}
-
-static int sframe_cache_check_show(struct seq_file *m, void *v)
-{
-	struct sframe_cache_check *cc;
-	struct sframe_answer fresh;
-	unsigned int i;
-	int cpu;
-
-	cc = kmalloc(sizeof(*cc), GFP_KERNEL);
-	if (!cc)
-		return -ENOMEM;
-	for_each_online_cpu(cpu) {
-		cc->n = 0;
-		if (smp_call_function_single(cpu, sframe_cache_check_cpu, cc, 1))
-			continue;
-		seq_printf(m, "cpu%d %u\n", cpu, cc->n);
-		for (i = 0; i < min_t(unsigned int, cc->n, ARRAY_SIZE(cc->bad)); i++) {
-			const struct sframe_answer *a = &cc->bad[i].ans;
-
-			sframe_answer_compute(cc->bad[i].pc, &fresh);
-			seq_printf(m, "  %pS: cached err %d annot %d after_call %d plain %d; now err %d annot %d after_call %d plain %d%s\n",
-				   (void *)cc->bad[i].pc, a->err, !!a->annot,
-				   a->after_call, a->plain, fresh.err,
-				   !!fresh.annot, fresh.after_call, fresh.plain,
-				   !a->err && !fresh.err &&
-				   memcmp(&a->own, fresh.rule, sizeof(a->own)) ?
-				   "; rule differs" : "");
-		}
-	}
-	kfree(cc);
-	return 0;
-}
-
-static int sframe_cache_check_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, sframe_cache_check_show, NULL);
-}
-
-static ssize_t sframe_cache_check_write(struct file *file,
-					const char __user *buf, size_t len,
-					loff_t *ppos)
-{
-	sframe_kernel_cache_flush();
-	return len;
-}
-
-static const struct file_operations sframe_cache_check_fops = {
-	.open		= sframe_cache_check_open,
-	.read		= seq_read,
-	.write		= sframe_cache_check_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
-
-static int __init sframe_lookup_debugfs_init(void)
-{
-	debugfs_create_file("lookup", 0600, sframe_debugfs_dir(), NULL,
-			    &sframe_lookup_fops);
-	debugfs_create_file("cache_check", 0600, sframe_debugfs_dir(), NULL,
-			    &sframe_cache_check_fops);
-	return 0;
-}
-late_initcall(sframe_lookup_debugfs_init);
-#endif

@@ -34,7 +34,7 @@
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/seq_file.h>
-#include <sframe/kernel.h>
+#include <sframe/lookup.h>
 #include "unwind_arch.h"
 
 static const char * const sframe_unwind_errors[SFRAME_UW_MAX] = {

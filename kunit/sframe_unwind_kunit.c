@@ -26,7 +26,7 @@
 #include <linux/stacktrace.h>
 #include <linux/static_call.h>
 #include <sframe/compat.h>
-#include <sframe/kernel.h>
+#include <sframe/lookup.h>
 #include <sframe/unwind.h>
 #ifdef CONFIG_X86_64
 #include <asm/insn.h>
@@ -933,7 +933,7 @@ static void sfu_test_cache(struct kunit *test)
 	 */
 	sec = sframe_vmlinux_section();
 	KUNIT_ASSERT_NOT_NULL(test, sec);
-	KUNIT_ASSERT_TRUE(test, sframe_vmlinux_rows_wait());
+	KUNIT_ASSERT_TRUE(test, sframe_unwind_tables_wait());
 	KUNIT_ASSERT_EQ(test, sframe_get_fde(sec, 0, &first), 0);
 	KUNIT_ASSERT_EQ(test, sframe_get_fde(sec, sec->num_fdes - 1, &last), 0);
 	for (pc = first.start; pc < last.start + last.size; pc += 61) {
@@ -1203,7 +1203,7 @@ static void sfu_test_ra_table(struct kunit *test)
 	unsigned long ri, ri_size, off, ra, listed = 0, checked = 0, bad = 0;
 	u32 i, k;
 
-	KUNIT_ASSERT_TRUE(test, sframe_vmlinux_rows_wait());
+	KUNIT_ASSERT_TRUE(test, sframe_unwind_tables_wait());
 	KUNIT_ASSERT_NOT_NULL(test, READ_ONCE(t->slot));
 	KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol(sframe_rest_init(),
 						    &ri, &ri_size));

@@ -79,7 +79,10 @@ report() {
 	# against ORC's tables in the same vmlinux (x86_64; arm64 has no ORC).
 	rows=$(sed -n 's/.*sframe: vmlinux: decoded rows: \(.*\) bytes (built in \([0-9]*\) us.*/\1 \2/p' \
 		"$LOGS/bench-$A-icount1.log" | awk '{ print $(NF - 1), $NF }')
-	# arm64: the return-site table (sframe/kernel.h), also memory for speed
+	# and the unwinder's copy of their rules in the step's shape
+	rules=$(sed -n 's/.*sframe: vmlinux: unwinder rules: .*: \([0-9]*\) bytes (built.*/\1/p' \
+		"$LOGS/bench-$A-icount1.log")
+	# arm64: the return-site table (sframe/lookup.h), also memory for speed
 	ra=$(sed -n 's/.*sframe: vmlinux: return sites: .*: \([0-9]*\) bytes$/\1/p' \
 		"$LOGS/bench-$A-icount1.log")
 	orc=0
@@ -89,8 +92,10 @@ report() {
 			orc=$((orc + 16#$sz))
 		done
 	fi
-	awk -v r="${rows:-0 0}" -v ra="${ra:-0}" -v orc="$orc" -v a="$A" 'BEGIN {
+	awk -v r="${rows:-0 0}" -v rules="${rules:-0}" -v ra="${ra:-0}" \
+	    -v orc="$orc" -v a="$A" 'BEGIN {
 		split(r, x, " ")
+		x[1] += rules
 		printf "memory: %s vmlinux decoded rows %d bytes, built in %.1f ms off the boot path (icount)", a, x[1], x[2] / 1000
 		if (ra > 0)
 			printf "; return-site table %d bytes (together %d)", ra, x[1] + ra

@@ -54,7 +54,7 @@
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <sframe/kernel.h>
+#include <sframe/lookup.h>
 #include <sframe/unwind.h>
 
 static unsigned int threads;

@@ -33,7 +33,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
-#include <sframe/kernel.h>
+#include <sframe/lookup.h>
 #include <sframe/unwind.h>
 
 #include "sframe_park.h"

@@ -13,7 +13,7 @@
 
 #include <linux/stacktrace.h>
 #include <linux/types.h>
-#include <sframe/kernel.h>		/* struct sframe_answer */
+#include <sframe/lookup.h>		/* struct sframe_answer */
 #include <sframe/step.h>		/* SFRAME_FRAME_* */
 
 struct task_struct;

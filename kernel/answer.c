@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What the kernel unwinder asks of a text address (struct sframe_answer):
+ * its annotation, its SFrame rule in the shape the step takes it, and
+ * whether a call ends right before it.
+ *
+ * The registry (sections.c) finds annotations and rules.  Here the rules
+ * get the step's shape (sframe_kernel_step_rule()): vmlinux's all at once,
+ * by a worker once its rows are built; and answers are cached per CPU
+ * (sframe_kernel_answer(), sframe/lookup.h): kernel stacks repeat the same
+ * return addresses all the time.  An answer is kept for one generation of
+ * the registry (sframe_kernel_gen).  See sframe_kernel_answer() for why
+ * the cache is safe in NMI context.
+ */
+#define pr_fmt(fmt) "sframe: " fmt
+
+#include <linux/debugfs.h>
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/sched/clock.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+#include <sframe/lookup.h>
+#include "unwind_arch.h"
+
+/* The lookup cache (sframe/lookup.h, sframe_kernel_answer()). */
+DEFINE_PER_CPU(struct sframe_cache_entry [SFRAME_CACHE_SIZE], sframe_cache);
+/* Fills of a full set, for the choice of the entry replaced. */
+static DEFINE_PER_CPU(unsigned int, sframe_cache_fills);
+/* A fill under way on this CPU: a walk nested in it must not fill. */
+static DEFINE_PER_CPU(bool, sframe_cache_filling);
+
+/* vmlinux's rules as the step uses them, by rule id of its rows, or NULL */
+static const struct sframe_rows_rule *sframe_vmlinux_step_rules;
+
+static const struct sframe_step_arch sframe_kernel_arch = SFRAME_ARCH_STEP;
+
+/*
+ * A rule as the kernel walk steps with it: saves below SP were restored
+ * already (the kernel has no red zone: sframe_rule_no_red_zone()), and
+ * classified for sframe_step()'s fast path.  vmlinux's rules once when its
+ * rows are built, a module's answer when it is looked up.
+ */
+static void sframe_kernel_step_rule(struct sframe_rows_rule *rule)
+{
+	sframe_locs_no_red_zone(&rule->cfa, &rule->ra, &rule->fp,
+				SFRAME_ARCH_SP_REG);
+	sframe_step_prepare(&sframe_kernel_arch, rule);
+}
+
+/*
+ * vmlinux's rules in the step's shape, once its rows are built (off the
+ * boot path, sections.c), then, where there is one, the return-site table
+ * (ra_table.c) on them: after the text is final (the alternatives are
+ * applied when the secondary CPUs are up, before the initcalls that queue
+ * this).  Until the rules are published, answers for vmlinux come from
+ * the registry and are shaped one at a time: the same answers.
+ */
+static void sframe_unwind_tables_fn(struct work_struct *work)
+{
+	const struct sframe_rows *rows;
+	struct sframe_rows_rule *step;
+	u64 t0;
+	u32 i;
+
+	if (!sframe_vmlinux_rows_wait())
+		return;
+	rows = sframe_vmlinux_rows();
+	t0 = local_clock();
+	step = kmemdup(rows->rules, rows->nrules * sizeof(*step), GFP_KERNEL);
+	if (!step) {
+		pr_warn("vmlinux: no memory for the unwinder's rules: lookups decode them\n");
+		return;
+	}
+	for (i = 0; i < rows->nrules; i++)
+		sframe_kernel_step_rule(&step[i]);
+	/* Complete before the pointer: pairs with the lookups' acquire. */
+	smp_store_release(&sframe_vmlinux_step_rules, step);
+	pr_info("vmlinux: unwinder rules: %u rules: %zu bytes (built in %llu us, off the boot path)\n",
+		rows->nrules, rows->nrules * sizeof(*step),
+		div_u64(local_clock() - t0, NSEC_PER_USEC));
+	t0 = local_clock();
+	if (sframe_vmlinux_ra_build(rows, step))
+		pr_info("vmlinux: return sites listed in %llu us, off the boot path\n",
+			div_u64(local_clock() - t0, NSEC_PER_USEC));
+}
+
+static DECLARE_WORK(sframe_unwind_tables_work, sframe_unwind_tables_fn);
+
+static int __init sframe_unwind_tables_init(void)
+{
+	if (sframe_vmlinux_section())
+		queue_work(system_unbound_wq, &sframe_unwind_tables_work);
+	return 0;
+}
+core_initcall(sframe_unwind_tables_init);
+
+/**
+ * sframe_unwind_tables_wait() - wait for vmlinux's rules and return sites
+ *
+ * Return: true if answers for vmlinux now read its rules in the step's
+ * shape (and the return-site table is built where there is one).
+ */
+bool sframe_unwind_tables_wait(void)
+{
+	flush_work(&sframe_unwind_tables_work);
+	/* Pairs with the worker's release. */
+	return smp_load_acquire(&sframe_vmlinux_step_rules);
+}
+EXPORT_SYMBOL_GPL(sframe_unwind_tables_wait);
+
+/* As the rows: their log lines before what runs after the initcalls. */
+static int __init sframe_unwind_tables_sync(void)
+{
+	flush_work(&sframe_unwind_tables_work);
+	return 0;
+}
+late_initcall_sync(sframe_unwind_tables_sync);
+
+/**
+ * sframe_kernel_cache_flush() - forget every cached lookup
+ *
+ * For benchmarks and tests that want cold lookups.  Racing with
+ * sframe_module_init()/sframe_module_free() is harmless: any new
+ * generation empties the caches.
+ */
+void sframe_kernel_cache_flush(void)
+{
+	sframe_kernel_text_changed();
+}
+EXPORT_SYMBOL_GPL(sframe_kernel_cache_flush);
+
+/* The answer from the registry, uncached (a module's, or before the rules). */
+static noinline void sframe_answer_uncached(unsigned long pc,
+					    struct sframe_answer *ans)
+{
+	struct sframe_rule rule;
+	int err;
+
+	err = sframe_kernel_find_all(pc, &ans->annot, &rule);
+	ans->err = err;
+	if (err)
+		memset(&ans->own, 0, sizeof(ans->own));
+	else
+		sframe_rule_recovery(&ans->own, &rule);
+	sframe_kernel_step_rule(&ans->own);
+	ans->rule = &ans->own;
+}
+
+/* The answer for @pc, looked up afresh into @ans. */
+static void sframe_answer_compute(unsigned long pc, struct sframe_answer *ans)
+{
+	const struct sframe_rows_rule *step, *r = NULL;
+	const struct sframe_rows *rows = NULL;
+	int err;
+
+	/* Pairs with the worker's release: @step and the rows are complete. */
+	step = smp_load_acquire(&sframe_vmlinux_step_rules);
+	if (step && sframe_vmlinux_text(pc)) {
+		rows = sframe_vmlinux_rows();
+		r = sframe_rows_rule_of(rows, pc, &err);
+	}
+	if (r) {
+		ans->annot = sframe_annot_find(pc);
+		ans->rule = &step[r - rows->rules];
+		ans->err = 0;
+	} else {
+		sframe_answer_uncached(pc, ans);
+	}
+	ans->after_call = sframe_arch_after_call(pc + 1);
+	ans->plain = !ans->annot && !ans->err && ans->after_call;
+}
+
+/**
+ * sframe_kernel_answer_fill() - look up what the cache does not have
+ * @pc: text address
+ * @e: the first entry of its cache set (of this CPU)
+ * @gen: the cache generation read before
+ * @scratch: where the answer goes when it is not cached
+ *
+ * The slow path of sframe_kernel_answer(), with preemption disabled.  In
+ * task context (once the cache is ready) the answer is written into @e
+ * directly, marked empty meanwhile; an interrupt's answer goes to
+ * @scratch, and so does that of a walk nested in a fill (a tracer's).
+ * vmlinux's decoded rows give the rule without a copy on the way.
+ *
+ * Return: the answer (in @e or @scratch).
+ */
+noinline const struct sframe_answer *
+sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
+			  unsigned int gen, struct sframe_answer *scratch)
+{
+	struct sframe_answer *ans = scratch;
+	bool fill;
+
+	/*
+	 * What follows is looked up after @gen was read (pairs with the
+	 * release that starts a new generation in sections.c).
+	 */
+	smp_rmb();
+	/*
+	 * Only the outermost fill in task context writes the cache: what it
+	 * calls can be traced, and a tracer's stack trace (func_stack_trace,
+	 * the stack tracer, a stacktrace trigger, bpf_get_stack()) walks
+	 * again on this CPU, in this context, in the middle of the fill.
+	 */
+	fill = sframe_vmlinux_section() && !in_interrupt() &&
+	       !__this_cpu_read(sframe_cache_filling);
+	if (fill) {
+		__this_cpu_write(sframe_cache_filling, true);
+		/*
+		 * An entry of the set that is empty or of an older
+		 * generation, else the two in turn.
+		 */
+		if (READ_ONCE(e->pc) && e->gen == gen)
+			e += !READ_ONCE(e[1].pc) || e[1].gen != gen ||
+			     (__this_cpu_inc_return(sframe_cache_fills) & 1);
+		WRITE_ONCE(e->pc, 0);
+		barrier();
+		ans = &e->ans;
+	}
+	sframe_answer_compute(pc, ans);
+	if (fill) {
+		/*
+		 * Text that neither vmlinux nor a module holds (BPF programs,
+		 * trampolines, kprobe slots) is freed and reused without a new
+		 * generation: its answer serves this step and is not kept
+		 * (the entry stays empty).
+		 */
+		if (ans->err != -SFRAME_E_NO_FDE || ans->annot ||
+		    sframe_in_vmlinux(pc) || is_module_text_address(pc)) {
+			e->gen = gen;
+			barrier();
+			WRITE_ONCE(e->pc, pc);
+		}
+		__this_cpu_write(sframe_cache_filling, false);
+	}
+	return ans;
+}
+
+NOKPROBE_SYMBOL(sframe_kernel_answer_fill);
+
+/**
+ * sframe_kernel_cache_check() - this CPU's cached answers against fresh ones
+ * @bad: where to copy the first @max entries that differ (may be NULL)
+ * @max: room in @bad
+ *
+ * For tests: every entry of the current generation is looked up again.
+ * Call with preemption disabled.
+ *
+ * Return: the number of entries whose answer differs.
+ */
+unsigned int sframe_kernel_cache_check(struct sframe_cache_entry *bad,
+				       unsigned int max)
+{
+	struct sframe_cache_entry *c = this_cpu_ptr(sframe_cache);
+	unsigned int i, gen = atomic_read(&sframe_kernel_gen), n = 0;
+	struct sframe_answer fresh;
+
+	for (i = 0; i < SFRAME_CACHE_SIZE; i++) {
+		const struct sframe_answer *a = &c[i].ans;
+		unsigned long pc = READ_ONCE(c[i].pc);
+
+		if (!pc || c[i].gen != gen)
+			continue;
+		sframe_answer_compute(pc, &fresh);
+		if (a->err == fresh.err && a->annot == fresh.annot &&
+		    a->after_call == fresh.after_call &&
+		    a->plain == fresh.plain &&
+		    (a->err || !memcmp(a->rule, fresh.rule, sizeof(*a->rule))))
+			continue;
+		if (bad && n < max) {
+			bad[n] = c[i];
+			bad[n].ans.own = *a->rule;
+		}
+		n++;
+	}
+	return n;
+}
+EXPORT_SYMBOL_GPL(sframe_kernel_cache_check);
+
+/**
+ * sframe_kernel_lookup() - annotation and SFrame rule of a text address
+ * @pc: text address
+ * @annot: result: the annotation covering @pc, or NULL
+ * @rule: result: the SFrame rule's recovery fields (CFA, RA, FP, SP
+ *        adjustment, flags) as the unwinder uses them (saves below SP
+ *        dropped, sframe_rule_no_red_zone()), valid when 0 is returned;
+ *        its function fields are zero (sframe_kernel_find() has them)
+ *
+ * sframe_kernel_answer() for those who want a struct sframe_rule.
+ *
+ * Return: 0, or a negative SFRAME_E_* code as sframe_kernel_find().
+ */
+int sframe_kernel_lookup(unsigned long pc, const struct sframe_annot **annot,
+			 struct sframe_rule *rule)
+{
+	const struct sframe_answer *ans;
+	struct sframe_answer scratch;
+	int err;
+
+	memset(rule, 0, sizeof(*rule));
+	preempt_disable_notrace();
+	ans = sframe_kernel_answer(pc, &scratch);
+	sframe_rule_set_recovery(rule, ans->rule);
+	*annot = ans->annot;
+	err = ans->err;
+	preempt_enable_notrace();
+	return err;
+}
+EXPORT_SYMBOL_GPL(sframe_kernel_lookup);
+
+#ifdef CONFIG_DEBUG_FS
+/*
+ * debugfs sframe/lookup: write a text address (ADDR or ADDR+OFF), read
+ * back what the unwinder's lookup (cache, rows, sections) answers for it:
+ *	echo 0xffffffff81000000+16 > /sys/kernel/debug/sframe/lookup
+ *	cat /sys/kernel/debug/sframe/lookup
+ * The boot tests use it to show that a module's answers go with it.
+ */
+static unsigned long sframe_lookup_pc;
+static DEFINE_MUTEX(sframe_lookup_mutex);
+
+static const char * const sframe_loc_names[] = {
+	[SFRAME_LOC_SAME]	= "same",
+	[SFRAME_LOC_CFA]	= "cfa",
+	[SFRAME_LOC_REG]	= "reg",
+	[SFRAME_LOC_UNDEFINED]	= "undefined",
+};
+
+static void sframe_lookup_loc(struct seq_file *m, const char *name,
+			      const struct sframe_loc *l)
+{
+	seq_printf(m, " %s=%s", name,
+		   l->kind < ARRAY_SIZE(sframe_loc_names) ?
+		   sframe_loc_names[l->kind] : "?");
+	if (l->kind == SFRAME_LOC_REG)
+		seq_printf(m, "(r%u)", l->reg);
+	if (l->kind == SFRAME_LOC_CFA || l->kind == SFRAME_LOC_REG)
+		seq_printf(m, "%+d%s", l->offset, l->deref ? " deref" : "");
+}
+
+static int sframe_lookup_show(struct seq_file *m, void *v)
+{
+	const struct sframe_annot *a;
+	struct sframe_rule rule;
+	unsigned long pc;
+	int err;
+
+	mutex_lock(&sframe_lookup_mutex);
+	pc = sframe_lookup_pc;
+	mutex_unlock(&sframe_lookup_mutex);
+	if (!pc) {
+		seq_puts(m, "write a text address here first\n");
+		return 0;
+	}
+	err = sframe_kernel_lookup(pc, &a, &rule);
+	seq_printf(m, "%#lx %pS: ", pc, (void *)pc);
+	if (err) {
+		seq_printf(m, "%s (%s)", sframe_errname(err), sframe_strerror(err));
+	} else {
+		seq_puts(m, "rule");
+		sframe_lookup_loc(m, "cfa", &rule.cfa);
+		sframe_lookup_loc(m, "ra", &rule.ra);
+		sframe_lookup_loc(m, "fp", &rule.fp);
+		if (rule.flags & SFRAME_RULE_OUTERMOST)
+			seq_puts(m, " outermost");
+	}
+	if (a)
+		seq_printf(m, "; annotation type %u", a->type);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static int sframe_lookup_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, sframe_lookup_show, NULL);
+}
+
+/* "ADDR" or "ADDR+OFF" (C number syntax) */
+static ssize_t sframe_lookup_write(struct file *file, const char __user *buf,
+				   size_t len, loff_t *ppos)
+{
+	unsigned long pc, off = 0;
+	char str[48], *plus;
+	int err;
+
+	if (!len || len >= sizeof(str))
+		return -EINVAL;
+	if (copy_from_user(str, buf, len))
+		return -EFAULT;
+	str[len] = '\0';
+	plus = strchr(str, '+');
+	if (plus) {
+		*plus = '\0';
+		err = kstrtoul(strim(plus + 1), 0, &off);
+		if (err)
+			return err;
+	}
+	err = kstrtoul(strim(str), 0, &pc);
+	if (err)
+		return err;
+	pc += off;
+	mutex_lock(&sframe_lookup_mutex);
+	sframe_lookup_pc = pc;
+	mutex_unlock(&sframe_lookup_mutex);
+	return len;
+}
+
+static const struct file_operations sframe_lookup_fops = {
+	.open		= sframe_lookup_open,
+	.read		= seq_read,
+	.write		= sframe_lookup_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/*
+ * debugfs sframe/cache_check: every CPU's cached answers looked up again
+ * (sframe_kernel_cache_check()); one line per CPU with the number that
+ * differ.  A write empties the caches (sframe_kernel_cache_flush()).  The
+ * boot tests empty them, run tracers whose callbacks walk in the middle of
+ * our own lookups, and read it.
+ */
+#define SFRAME_CACHE_CHECK_SHOW	4
+
+struct sframe_cache_check {
+	unsigned int n;
+	struct sframe_cache_entry bad[SFRAME_CACHE_CHECK_SHOW];
+};
+
+static void sframe_cache_check_cpu(void *arg)
+{
+	struct sframe_cache_check *cc = arg;
+
+	cc->n = sframe_kernel_cache_check(cc->bad, ARRAY_SIZE(cc->bad));
+}
+
+static int sframe_cache_check_show(struct seq_file *m, void *v)
+{
+	struct sframe_cache_check *cc;
+	struct sframe_answer fresh;
+	unsigned int i;
+	int cpu;
+
+	cc = kmalloc(sizeof(*cc), GFP_KERNEL);
+	if (!cc)
+		return -ENOMEM;
+	for_each_online_cpu(cpu) {
+		cc->n = 0;
+		if (smp_call_function_single(cpu, sframe_cache_check_cpu, cc, 1))
+			continue;
+		seq_printf(m, "cpu%d %u\n", cpu, cc->n);
+		for (i = 0; i < min_t(unsigned int, cc->n, ARRAY_SIZE(cc->bad)); i++) {
+			const struct sframe_answer *a = &cc->bad[i].ans;
+
+			sframe_answer_compute(cc->bad[i].pc, &fresh);
+			seq_printf(m, "  %pS: cached err %d annot %d after_call %d plain %d; now err %d annot %d after_call %d plain %d%s\n",
+				   (void *)cc->bad[i].pc, a->err, !!a->annot,
+				   a->after_call, a->plain, fresh.err,
+				   !!fresh.annot, fresh.after_call, fresh.plain,
+				   !a->err && !fresh.err &&
+				   memcmp(&a->own, fresh.rule, sizeof(a->own)) ?
+				   "; rule differs" : "");
+		}
+	}
+	kfree(cc);
+	return 0;
+}
+
+static int sframe_cache_check_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, sframe_cache_check_show, NULL);
+}
+
+static ssize_t sframe_cache_check_write(struct file *file,
+					const char __user *buf, size_t len,
+					loff_t *ppos)
+{
+	sframe_kernel_cache_flush();
+	return len;
+}
+
+static const struct file_operations sframe_cache_check_fops = {
+	.open		= sframe_cache_check_open,
+	.read		= seq_read,
+	.write		= sframe_cache_check_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+static int __init sframe_lookup_debugfs_init(void)
+{
+	debugfs_create_file("lookup", 0600, sframe_debugfs_dir(), NULL,
+			    &sframe_lookup_fops);
+	debugfs_create_file("cache_check", 0600, sframe_debugfs_dir(), NULL,
+			    &sframe_cache_check_fops);
+	return 0;
+}
+late_initcall(sframe_lookup_debugfs_init);
+#endif

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the kernel unwinder asks of a text address, answered fast: the
+ * per-CPU cache of recent answers (kernel/answer.c) and, where every call
+ * has one size (arm64), vmlinux's return-site table (kernel/ra_table.c).
+ * Both are built on the section registry (sframe/kernel.h) and forget
+ * nothing it does not: an answer is valid for one generation of it.
+ */
+#ifndef _SFRAME_LOOKUP_H
+#define _SFRAME_LOOKUP_H
+
+#include <linux/bits.h>
+#include <linux/compiler.h>
+#include <linux/hash.h>
+#include <linux/percpu.h>
+#include <linux/types.h>
+#include <asm/barrier.h>
+#include <sframe/kernel.h>
+
+/*
+ * vmlinux's return-site table, built from its rows and their rules in the
+ * step's shape (kernel/ra_table.c; by answer.c's worker).  Return: true
+ * if it was built and published.
+ */
+#ifdef CONFIG_ARM64
+#define SFRAME_ARCH_CALL_SIZE	4
+bool sframe_vmlinux_ra_build(const struct sframe_rows *rows,
+			     const struct sframe_rows_rule *step);
+#else
+static inline bool sframe_vmlinux_ra_build(const struct sframe_rows *rows,
+					   const struct sframe_rows_rule *step)
+{
+	return false;
+}
+#endif
+
+int sframe_kernel_lookup(unsigned long pc, const struct sframe_annot **annot,
+			 struct sframe_rule *rule);
+void sframe_kernel_cache_flush(void);
+bool sframe_unwind_tables_wait(void);
+
+/**
+ * struct sframe_answer - what an unwinder step asks of a text address
+ * @annot: the annotation covering the address, or NULL
+ * @rule: the recovery fields of its SFrame rule, with saves below SP
+ *        dropped (sframe_rule_no_red_zone()): vmlinux's table of them,
+ *        or @own; all zero unless @err is 0
+ * @own: the rule when it is not in vmlinux's table (modules)
+ * @err: 0, or the negative SFRAME_E_* code of sframe_kernel_find()
+ * @after_call: the instruction before the address + 1 is a call
+ *              (sframe_arch_after_call(): for a return address - 1)
+ * @plain: no annotation, no error, after a call: a return address the
+ *         step takes with @rule and nothing else to check
+ */
+struct sframe_answer {
+	const struct sframe_annot *annot;
+	const struct sframe_rows_rule *rule;
+	struct sframe_rows_rule own;
+	s16 err;
+	bool after_call;
+	bool plain;
+};
+
+/*
+ * The lookup cache: per CPU, two-way set-associative by address (two
+ * entries per set, so that the return addresses of one deep stack rarely
+ * evict each other), one answer per entry.  An entry is valid for the
+ * generation of the section registry it was filled in
+ * (&sframe_kernel_gen): loading or freeing a module, or patching text,
+ * starts a new generation, which empties every cache at once.  See
+ * sframe_kernel_answer().
+ */
+#define SFRAME_CACHE_BITS	8
+#define SFRAME_CACHE_SIZE	BIT(SFRAME_CACHE_BITS)
+#define SFRAME_CACHE_WAYS	2
+
+struct sframe_cache_entry {
+	unsigned long pc;		/* 0: being filled or empty */
+	unsigned int gen;
+	struct sframe_answer ans;
+};
+
+DECLARE_PER_CPU(struct sframe_cache_entry [SFRAME_CACHE_SIZE], sframe_cache);
+
+unsigned int sframe_kernel_cache_check(struct sframe_cache_entry *bad,
+				       unsigned int max);
+
+const struct sframe_answer *
+sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
+			  unsigned int gen, struct sframe_answer *scratch);
+
+/**
+ * sframe_kernel_answer() - the answer of a text address, usually cached
+ * @pc: text address (a return address - 1, or an interrupted PC)
+ * @scratch: where to put an answer that is not cached
+ *
+ * The same answers as sframe_annot_find(), sframe_kernel_find() and
+ * sframe_arch_after_call(), from this CPU's cache when @pc was asked
+ * recently (inline: the common case of a walk is a few loads, and the
+ * answer is used where it lies).  Call with preemption disabled, and use
+ * the answer before enabling it again.
+ *
+ * Only task context fills the cache: nothing else writes to this CPU's
+ * cache while preemption is disabled, so an answer in it stays as it is
+ * until then.  An interrupt, exception or NMI that lands during a fill
+ * finds the entry empty (pc 0) and looks up directly, into @scratch; it
+ * reads the cache but never writes it.  Safe in any context.
+ *
+ * Return: the answer: in this CPU's cache, or @scratch.
+ */
+static __always_inline const struct sframe_answer *
+sframe_kernel_answer(unsigned long pc, struct sframe_answer *scratch)
+{
+	struct sframe_cache_entry *e;
+	unsigned int gen;
+
+	/*
+	 * A hit needs no ordering: an entry of this generation was filled
+	 * after it began.  A fill orders its reads of the module list
+	 * after this one (sframe_kernel_answer_fill()).
+	 */
+	gen = atomic_read(&sframe_kernel_gen);
+	/* The set of @pc: its first entry. */
+	e = this_cpu_ptr(&sframe_cache[hash_long(pc, SFRAME_CACHE_BITS - 1) *
+				       SFRAME_CACHE_WAYS]);
+	if (likely(READ_ONCE(e->pc) == pc && e->gen == gen))
+		return &e->ans;
+	if (READ_ONCE(e[1].pc) == pc && e[1].gen == gen)
+		return &e[1].ans;
+	return sframe_kernel_answer_fill(pc, e, gen, scratch);
+}
+
+/*
+ * Where every call instruction has one size and alignment (arm64: 4), the
+ * return sites of vmlinux can be listed by scanning its text.
+ */
+/**
+ * struct sframe_ra_table - vmlinux's return sites and their rules
+ * @slot: per slot, the key (return address - _stext) + 1, or 0 for an
+ *        empty slot, in its low 32 bits; in its high 32
+ *        bits the byte offset of its rule in @rules, or with
+ *        %SFRAME_RA_ANNOT the number of its annotation in @annots.  NULL
+ *        until published
+ * @rules: vmlinux's rules as the step uses them (sframe_kernel_answer())
+ * @annots: vmlinux's annotation table
+ * @base: the first byte of vmlinux's text (_stext)
+ * @size: its size (the table holds return addresses below _etext)
+ * @shift: 32 - log2 of the number of slots
+ * @mask: the number of slots - 1
+ * @max_probe: most further slots a lookup of a present key examines
+ *
+ * Where every call has one size (arm64), a walk need not look up or cache
+ * anything for a return address: every return site of vmlinux's text that
+ * follows a call, has an SFrame rule and no annotation (the answer a step
+ * would find plain, &sframe_answer.plain), or lies in a pt_regs or END
+ * annotation (the end of most walks) is listed once at boot, in an
+ * open-addressed hash table (linear probing with Robin Hood insertion, at
+ * most 3/4 full).  Built off
+ * the boot path after vmlinux's rows, published complete (@slot last),
+ * never changed.
+ */
+struct sframe_ra_table {
+	const u64 *slot;
+	const struct sframe_rows_rule *rules;
+	const struct sframe_annot *annots;
+	unsigned long base, size;
+	u32 shift, mask, max_probe;
+};
+
+extern struct sframe_ra_table sframe_vmlinux_ra;
+
+/* In the high half of a slot: an annotation's number, not a rule's offset */
+#define SFRAME_RA_ANNOT		0x80000000U
+
+/**
+ * sframe_ra_rule() - the rule of a return address of vmlinux, if plain
+ * @ra: a return address (the PC of a frame that is not exact)
+ * @annot: when NULL is returned: the pt_regs or END annotation covering
+ *         @ra - 1 if @ra is a listed return site, else NULL (left alone
+ *         when a rule is returned)
+ *
+ * Return: the rule for @ra - 1 when the instruction before @ra is a call
+ * and the answer for @ra - 1 is plain (sframe_kernel_answer()); else NULL
+ * (not in vmlinux's text, not a return site, another annotation, no
+ * rule, or no table on this architecture): ask sframe_kernel_answer()
+ * unless *@annot says all.  Lock-free, any context.
+ */
+static __always_inline const struct sframe_rows_rule *
+sframe_ra_rule(unsigned long ra, const struct sframe_annot **annot)
+{
+#ifdef SFRAME_ARCH_CALL_SIZE
+	const struct sframe_ra_table *t = &sframe_vmlinux_ra;
+	/* Published last: pairs with the builder's release store. */
+	const u64 *slot = smp_load_acquire(&t->slot);
+	unsigned long off = ra - t->base;
+	u32 k, h, i;
+	u64 e;
+
+	/* A misaligned @ra matches no key. */
+	if (!slot || off >= t->size)
+		goto none;
+	k = off + 1;
+	h = (k * GOLDEN_RATIO_32) >> t->shift;
+	e = READ_ONCE(slot[h]);
+	/* Usually at its home slot; else at most @max_probe further on. */
+	for (i = 0; (u32)e != k; i++) {
+		if (!(u32)e || i == t->max_probe)
+			goto none;
+		h = (h + 1) & t->mask;
+		e = READ_ONCE(slot[h]);
+	}
+	if (likely(!(e >> 32 & SFRAME_RA_ANNOT)))
+		return (const void *)t->rules + (e >> 32);
+	*annot = &t->annots[(e >> 32) & ~SFRAME_RA_ANNOT];
+	return NULL;
+none:
+#endif
+	*annot = NULL;
+	return NULL;
+}
+
+#endif /* _SFRAME_LOOKUP_H */
