@@ -25,8 +25,8 @@ SAN_CFLAGS	:= -O1 -g -std=gnu11 $(CWARN) -Iinclude \
 		   -fno-omit-frame-pointer
 FUZZ_SECONDS	?= 600
 
-CORE		:= lib/sframe/sframe.c
-CORE_HDRS	:= $(wildcard include/sframe/*.h)
+CORE		:= $(wildcard lib/sframe/*.c)
+CORE_HDRS	:= $(wildcard include/sframe/*.h) lib/sframe/internal.h
 TOOL_SRCS	:= tools/dump.c tools/elf.c tools/sframe-elf.c
 
 # The programs' sources, as the kernel build has them (tools/sources.mk):
@@ -48,7 +48,7 @@ help:
 # The core alone, freestanding: proves it needs no libc.
 $(HOST)/sframe-freestanding.o: $(CORE) $(CORE_HDRS)
 	@mkdir -p $(@D)
-	$(CC) -O2 $(CWARN) -Iinclude -ffreestanding -nostdlib -c $< -o $@
+	$(CC) -O2 $(CWARN) -Iinclude -ffreestanding -nostdlib -c tools/sframe-host-core.c -o $@
 
 tools: tools/sframe-dump tools/sframe-verify tools/sframe-gen
 tools/sframe-dump: $(DUMP_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_HDRS)
@@ -89,7 +89,7 @@ $(HOST)/test-%: tools/testing/test-%.c $(TEST_SRCS) $(TOOL_SRCS) $(CORE) $(TEST_
 	$(CC) $(SAN_CFLAGS) -o $@ $< $(TEST_SRCS) $(TOOL_SRCS) $(CORE)
 
 # The core recompiled with a fault-injecting accessor (it includes
-# lib/sframe/sframe.c itself, as a user-memory build would).
+# lib/sframe/*.c itself, as a user-memory build would).
 $(HOST)/test-accessor: tools/testing/test-accessor.c tools/testing/fault-access.h tools/elf.c tools/elf.h $(CORE) $(CORE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(SAN_CFLAGS) -Itools/testing -o $@ $< tools/elf.c

@@ -2,7 +2,9 @@
 /*
  * The SFrame core again, reading sections in user memory.
  *
- * lib/sframe/sframe.c is compiled a second time with an accessor that copies
+ * lib/sframe/open.c and find.c, what the user unwinder needs of the core
+ * (sframe_open(), sframe_find()), are compiled a second time with an
+ * accessor that copies
  * with copy_from_user_nofault(): a missing page, an address outside the
  * user address space or a context where user memory cannot be touched
  * makes the read fail with -SFRAME_E_FAULT, which every caller of the
@@ -15,19 +17,18 @@
 #define sframe_open_part	sframe_user_open_part
 #define sframe_get_fde		sframe_user_get_fde
 #define sframe_find_fde		sframe_user_find_fde
-#define sframe_index_size	sframe_user_index_size
-#define sframe_index_build	sframe_user_index_build
 #define sframe_read_fre		sframe_user_read_fre
 #define sframe_find_fre		sframe_user_find_fre
 #define sframe_fre_rule		sframe_user_fre_rule
 #define sframe_find		sframe_user_find
-#define sframe_validate		sframe_user_validate
+#define sframe_fre_rule_located	sframe_user_fre_rule_located
 
 #define SFRAME_ACCESS_HEADER	"core_uaccess.h"	/* kernel/, see Kbuild */
 
 /*
  * Kbuild compiles a source file once per directory, so the second object
  * of the same source is this wrapper rather than a second rule for
- * lib/sframe/sframe.c.
+ * lib/sframe/.
  */
-#include "../lib/sframe/sframe.c"
+#include "../lib/sframe/open.c"
+#include "../lib/sframe/find.c"

@@ -11,7 +11,7 @@
 #   sframe-hostile       -O2 -fomit-frame-pointer, SFrame, static, threads, .sframe
 #                        outside the text segment (-z separate-code): forges
 #                        its own .sframe and stack under perf (hostile.c,
-#                        with the SFrame core lib/sframe/sframe.c)
+#                        with the SFrame core lib/sframe/)
 #   chain-work-static    the chain as a plain program for the perf tool
 #                        (workload.c: no sampling, runs for -t seconds),
 #                        SFrame, static
@@ -24,7 +24,7 @@
 #                        text at 0x10000000: spins under perf at the bottom
 #                        of 100 frames with its own .sframe or a forged,
 #                        well-formed but costly one (costly.c, with the
-#                        SFrame core lib/sframe/sframe.c)
+#                        SFrame core lib/sframe/)
 #   chain-clang-static   the sampler built by clang -O2 -fomit-frame-pointer
 #                        (no SFrame of its own), SFrame from each object's
 #                        CFI by tools/sframe-gen --object, static
@@ -114,6 +114,8 @@ gen_clang() {	# gen_clang OUT SOURCE...
 }
 make -s -C "$ROOT" tools/sframe-gen
 
+# The SFrame core, as the host tools build it (all of lib/sframe/)
+CORE=$(echo "$ROOT"/lib/sframe/*.c)
 # One command line per artefact, in build order (also the stamp's input).
 cmds=(
 "$CC $CFLAGS $OMIT $SFRAME -static -o chain-sframe-static $SRCS $LIB"
@@ -124,9 +126,9 @@ cmds=(
 "$CC $CFLAGS $OMIT $SFRAME -static $EHHDR -o chain-work-static $WSRCS $LIB"
 "$CC $CFLAGS $OMIT $SFRAME -o chain-work-dyn $WSRCS -L. -lchain -Wl,-rpath,'\$ORIGIN'"
 "$CC $CFLAGS $OMIT $SFRAME -pthread -DWORK_THREADS=4 -static $EHHDR -o chain-work-threads $WSRCS $LIB"
-"$CC $CFLAGS $OMIT $SFRAME -static $SEPCODE -pthread -I$ROOT/include -o sframe-hostile $SRC/hostile.c $SRC/perfring.c $ROOT/lib/sframe/sframe.c"
+"$CC $CFLAGS $OMIT $SFRAME -static $SEPCODE -pthread -I$ROOT/include -o sframe-hostile $SRC/hostile.c $SRC/perfring.c $CORE"
 "$CC $CFLAGS $OMIT $SFRAME -static -pthread -o churn $SRC/churn.c $SRC/perfring.c"
-"$CC $CFLAGS $FP $SFRAME -static $COSTLYTEXT -I$ROOT/include -o sframe-costly $SRC/costly.c $ROOT/lib/sframe/sframe.c"
+"$CC $CFLAGS $FP $SFRAME -static $COSTLYTEXT -I$ROOT/include -o sframe-costly $SRC/costly.c $CORE"
 "gen_clang chain-clang-static $SRCS $LIB"
 "gen_clang chain-work-clang $WSRCS $LIB"
 "$CC $SFRAME -fPIC -shared -nostdlib -DFRAME=0x100 -o libremap-a.so $SRC/remaplib.S"
@@ -145,7 +147,7 @@ outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp
 stamp=$( { printf '%s\n' "${cmds[@]}"; $CC --version | sed -n 1p
 	   $CLANG --version | sed -n 1p; sha256sum "$GEN"
 	   dpkg-query -W "$LIBC"; cat "$SRC"/*.c "$SRC"/*.h "$SRC"/*.S "$0" \
-	   "$ROOT"/include/sframe/*.h "$ROOT/lib/sframe/sframe.c" \
+	   "$ROOT"/include/sframe/*.h "$ROOT"/lib/sframe/*.[ch] \
 	   "$ROOT"/tools/elf.[ch] "$ROOT/tools/search.h"; } |
 	 sha256sum | cut -d' ' -f1)
 uptodate=1

@@ -36,7 +36,7 @@
  * This file is the driver: options, loading an input (symbols, SFrame,
  * annotations), coverage, findings and the summary; verify.h lists the
  * other parts.  Built from them, tools/elf.c, tools/sframe-elf.c and
- * lib/sframe/sframe.c (-Iinclude); plain C and libc only, so it can also
+ * lib/sframe/ (-Iinclude); plain C and libc only, so it can also
  * be a kernel hostprog (tools/Kbuild).
  */
 #include <errno.h>

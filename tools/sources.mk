@@ -2,7 +2,7 @@
 #
 # The objects of each program in tools/: one list for the kernel build
 # (tools/Kbuild, host programs) and the host Makefile.
-# sframe-host-core.o is the core, ../lib/sframe/sframe.c, built for the
+# sframe-host-core.o is the core, ../lib/sframe/, built for the
 # host (Kbuild links a host program only from its own directory).
 sframe-verify-objs := sframe-verify.o verify-x86.o verify-arm64.o \
 		      verify-fixups.o verify-ivals.o verify-exceptions.o \

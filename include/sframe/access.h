@@ -6,9 +6,9 @@
  * memory the current context can read directly (kernel image, module, or
  * a host buffer).  A build that must read a section in user memory defines
  * SFRAME_ACCESS_HEADER to a header providing its own sframe_access_copy()
- * (fault-tolerant, returning -SFRAME_E_FAULT), and compiles lib/sframe/sframe.c
- * again under other function names: the decoding logic is shared, line for
- * line.
+ * (fault-tolerant, returning -SFRAME_E_FAULT), and compiles what it needs of
+ * lib/sframe/ again under other function names: the decoding logic is
+ * shared, line for line.
  *
  * The core checks bounds before every call: the accessor only moves bytes.
  */

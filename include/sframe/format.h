@@ -3,7 +3,7 @@
  * SFrame on-disk format: versions 1, 2 (with errata 1 and 2) and 3.
  *
  * Only constants and layout offsets live here; the decoder in
- * lib/sframe/sframe.c is the one place that interprets them.  All multi-byte
+ * lib/sframe/ is the one place that interprets them.  All multi-byte
  * fields are stored in the byte order of the target named by the ABI id
  * and are read byte by byte: nothing in a section is assumed aligned.
  */

@@ -741,7 +741,7 @@ HFN unsigned long run_chain(unsigned long x)
 /* ---- the section ---------------------------------------------------------- */
 
 /*
- * The section as the SFrame core (lib/sframe/sframe.c, compiled in) opens
+ * The section as the SFrame core (lib/sframe/, compiled in) opens
  * it: every FDE, FRE and field this program forges is located through the
  * core, for any SFrame version; nothing here decodes the format.
  */

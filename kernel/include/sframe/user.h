@@ -47,7 +47,7 @@ struct sframe_rule;
 
 /*
  * The SFrame core built for sections in user memory (kernel/core_uaccess.c:
- * sframe_open() and sframe_find() of lib/sframe/sframe.c, same code).
+ * sframe_open() and sframe_find() of lib/sframe/, same code).
  */
 int sframe_user_open(struct sframe_section *sec, const void *data, u64 size,
 		     u64 addr, unsigned int opts);

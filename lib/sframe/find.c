@@ -1,0 +1,739 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * SFrame core: lookups.  The FDE covering an address (binary search, in
+ * a block of the lookup index when there is one), the row of a function
+ * covering it, and the rule a row encodes; sframe_find() does all three.
+ * What the user-memory build (kernel/core_uaccess.c) needs, with open.c.
+ */
+#include "internal.h"
+
+/* sframe_get_fde() for version @ver (a constant where inlined). */
+static __always_inline int sframe_get_fde_v(const struct sframe_section *sec,
+					    u32 index, unsigned int ver,
+					    struct sframe_fde *fde)
+{
+	u32 stride = sframe_fde_stride(ver), off;
+
+	if (unlikely(index >= sec->num_fdes))
+		return -SFRAME_E_INVAL;
+	off = sec->fde_base + index * stride;
+	if (unlikely(off > sec->fre_base || stride > sec->fre_base - off))
+		return -SFRAME_E_LAYOUT;
+	return sframe_fde_at(sec, index, off, ver, fde);
+}
+
+/**
+ * sframe_get_fde() - decode one function descriptor
+ * @sec: opened section
+ * @index: FDE index, below @sec->num_fdes
+ * @fde: result
+ *
+ * Resolves the start address (section- or PC-relative per the version,
+ * flags and open options) and, for v3, reads the attribute in front of the
+ * function's FREs.
+ *
+ * Return: 0, or a negative SFRAME_E_* code.
+ */
+int sframe_get_fde(const struct sframe_section *sec, u32 index,
+		   struct sframe_fde *fde)
+{
+	switch (sec->version) {
+	case SFRAME_VERSION_1:
+		return sframe_get_fde_v(sec, index, SFRAME_VERSION_1, fde);
+	case SFRAME_VERSION_2:
+		return sframe_get_fde_v(sec, index, SFRAME_VERSION_2, fde);
+	default:
+		return sframe_get_fde_v(sec, index, SFRAME_VERSION_3, fde);
+	}
+}
+EXPORT_SYMBOL_GPL(sframe_get_fde);
+
+/*
+ * What sframe_bsearch() compares FDE starts with.  Starts of 4 bytes or
+ * less (v1, v2) are compared relative to the section address, with @rel:
+ * @pc - address as a signed difference, which saves adding the address on
+ * every read.  A start field (PC-relative ones too) lies less than 2^33
+ * from the address, so for a @pc that a function covers, the comparison
+ * orders every FDE by the start field as @pc orders the resolved starts;
+ * sframe_validate() rejects a section whose starts lie on both sides of
+ * the wrap of the address space, where the two orders differ.  8-byte
+ * starts (v3) are resolved and compared with @pc itself.
+ */
+struct sframe_key {
+	u64 pc;
+	s64 rel;
+};
+
+static __always_inline void sframe_key_init(const struct sframe_section *sec,
+					    u64 pc, struct sframe_key *key)
+{
+	key->pc = pc;
+	key->rel = (s64)(pc - sec->addr);
+}
+
+/*
+ * Does an FDE start at or below @key?  With @order, the FDE at sorted
+ * position @at, else the FDE at section offset @at; either lies in the
+ * FDE index (@order[@at] too, unless @order is corrupt).
+ */
+static __always_inline int sframe_probe(const struct sframe_section *sec,
+					u32 at, u32 stride, unsigned int n,
+					bool swap, bool pcrel,
+					const u32 *order,
+					const struct sframe_key *key,
+					bool *below)
+{
+	u32 off = at, i;
+	s64 v;
+	u8 b[8];
+	int err;
+
+	if (order) {
+		i = order[at];
+		if (unlikely(i >= sec->num_fdes))
+			return -SFRAME_E_INDEX;
+		off = sec->fde_base + i * stride;
+	}
+	err = sframe_access_copy(sec, off, b, n);
+	if (unlikely(err))
+		return err;
+	v = sframe_sint(b, n, swap);
+	/* PC-relative starts are relative to the start field's offset. */
+	if (n == 8)
+		*below = (pcrel ? sec->addr + off : sec->addr) + (u64)v <=
+			 key->pc;
+	else
+		*below = v + (pcrel ? (s64)off : 0) <= key->rel;
+	return 0;
+}
+
+/*
+ * The search of sframe_find_fde(): the last sorted position in [@lo, @hi)
+ * whose function starts at or below @pc; its FDE index in *@index and the
+ * FDE's section offset in *@at; -SFRAME_E_NO_FDE if there is none (every
+ * position below @lo is known to start at or below @pc: then @lo - 1).
+ * FDEs are @stride bytes apart, start fields @n bytes wide, byte-swapped
+ * if @swap, PC-relative if @pcrel, and @order maps positions to FDE
+ * indices (NULL: the same); constants where the common cases are inlined.
+ * The caller has checked that [@lo, @hi) lies in the FDE index and the
+ * FDE index in the section, so the steps read start fields without a
+ * bounds check.
+ *
+ * @cur is the last position known to start at or below @pc, as a sorted
+ * position with @order, else as a section offset (positions @unit apart:
+ * one, or @stride bytes), so that without @order no step multiplies or
+ * divides, and the FDE found is read at @cur directly.  It starts at
+ * @lo - 1; after the first step a power of two of candidates follows it.
+ * While that range is wide (at least %SFRAME_BSEARCH_WIDE candidates,
+ * spread over several cache lines) each step divides it by four: three
+ * reads that do not depend on each other (their latencies overlap, where
+ * a binary search waits for each read in turn), and two selections that
+ * compile to conditional moves.  Narrower ranges (at most 8 candidates,
+ * in lines the last steps read) are halved, one read per step, which
+ * costs fewer instructions per candidate left out.  No branch on the
+ * data: an unpredictable branch would discard the work the CPU started
+ * beyond it.  At most 19 steps; whatever the data, sorted or not, @cur
+ * moves only forward within [@lo - 1, @hi).
+ */
+#define SFRAME_BSEARCH_WIDE	16
+
+static __always_inline int sframe_bsearch(const struct sframe_section *sec,
+					  u64 pc, u32 lo, u32 hi, u32 stride,
+					  unsigned int n, bool swap, bool pcrel,
+					  const u32 *order, u32 *index,
+					  u32 *at)
+{
+	u32 len = hi - lo, unit = order ? 1 : stride, step, q, a1, a2, a3;
+	u32 base = order ? lo - 1 : sec->fde_base + (lo - 1) * stride;
+	u32 cur = base, low, high;
+	struct sframe_key key;
+	bool b1, b2, b3;
+	int err;
+
+	sframe_key_init(sec, pc, &key);
+	if (len) {
+		/* The largest power of two not above len. */
+		step = 1U << (31 - __builtin_clz(len));
+		/* The answer is in [lo - 1, hi - step - 1] or above. */
+		a1 = base + (len - step + 1) * unit;
+		err = sframe_probe(sec, a1, stride, n, swap, pcrel, order,
+				   &key, &b1);
+		if (unlikely(err))
+			return err;
+		cur = b1 ? a1 : cur;
+		/* From here on the answer is in [cur, cur + step - 1]. */
+		for (q = step * unit; q >= SFRAME_BSEARCH_WIDE * unit;) {
+			q /= 4;
+			a1 = cur + q;
+			a2 = cur + 2 * q;
+			a3 = cur + 3 * q;
+			err = sframe_probe(sec, a1, stride, n, swap, pcrel,
+					   order, &key, &b1);
+			if (!err)
+				err = sframe_probe(sec, a2, stride, n, swap,
+						   pcrel, order, &key, &b2);
+			if (!err)
+				err = sframe_probe(sec, a3, stride, n, swap,
+						   pcrel, order, &key, &b3);
+			if (unlikely(err))
+				return err;
+			low = b1 ? a1 : cur;
+			high = b3 ? a3 : a2;
+			cur = b2 ? high : low;
+		}
+		while (q > unit) {
+			q /= 2;
+			err = sframe_probe(sec, cur + q, stride, n, swap,
+					   pcrel, order, &key, &b1);
+			if (unlikely(err))
+				return err;
+			cur = b1 ? cur + q : cur;
+		}
+	}
+	if (!lo && cur == base)
+		return -SFRAME_E_NO_FDE;
+	if (order) {
+		*index = order[cur];
+		if (unlikely(*index >= sec->num_fdes))
+			return -SFRAME_E_INDEX;
+		*at = sec->fde_base + *index * stride;
+	} else {
+		*index = (cur - sec->fde_base) / stride;
+		*at = cur;
+	}
+	return 0;
+}
+
+/*
+ * sframe_find_fde() over sorted positions [@lo, @hi) (every position
+ * below @lo is known to start at or below @pc), for version @ver: a
+ * constant, so that the FDE layout is known at compile time.  Sections in
+ * the host's byte order without a sort order (sorted ones: the common
+ * case) get searches of their own, with section- or PC-relative starts.
+ */
+static __always_inline int sframe_search_v(const struct sframe_section *sec,
+					   u64 pc, u32 lo, u32 hi,
+					   unsigned int ver,
+					   struct sframe_fde *fde)
+{
+	u32 stride = sframe_fde_stride(ver), i, at;
+	unsigned int n = sframe_fde_start_len(ver);
+	int err;
+
+	/* sframe_open() checked the FDE index lies in the section. */
+	if (unlikely((u64)sec->fde_base + (u64)sec->num_fdes * stride >
+		     sec->fre_base))
+		return -SFRAME_E_LAYOUT;
+	if (sframe_swap(sec) || sec->order)
+		err = sframe_bsearch(sec, pc, lo, hi, stride, n,
+				     sframe_swap(sec), sec->pcrel, sec->order,
+				     &i, &at);
+	else if (sec->pcrel)
+		err = sframe_bsearch(sec, pc, lo, hi, stride, n, false, true,
+				     NULL, &i, &at);
+	else
+		err = sframe_bsearch(sec, pc, lo, hi, stride, n, false, false,
+				     NULL, &i, &at);
+	if (err)
+		return err;
+	/* i < num_fdes: sframe_bsearch() checked @order's entries. */
+	err = sframe_fde_at(sec, i, at, ver, fde);
+	if (err)
+		return err;
+	if (!sframe_fde_covers(fde->start, fde->size, pc))
+		return -SFRAME_E_NO_FDE;
+	return 0;
+}
+
+/* sframe_find_fde() without its kernel-doc, for sframe_find() too. */
+static __always_inline int sframe_search(const struct sframe_section *sec,
+					 u64 pc, struct sframe_fde *fde)
+{
+	u32 lo = 0, hi = sec->num_fdes, i;
+	int err;
+
+	if (sec->blocks) {
+		u64 b;
+
+		if (pc < sec->idx_base)
+			return -SFRAME_E_NO_FDE;
+		b = (pc - sec->idx_base) >> sec->idx_shift;
+		if (b >= sec->idx_nblocks)
+			return -SFRAME_E_NO_FDE;
+		lo = sec->blocks[b];
+		hi = sec->blocks[b + 1];
+		if (unlikely(lo > hi || hi > sec->num_fdes))
+			return -SFRAME_E_INDEX;
+	} else if (!sec->order && !(sec->flags & SFRAME_F_FDE_SORTED)) {
+		for (i = 0; i < sec->num_fdes; i++) {
+			err = sframe_get_fde(sec, i, fde);
+			if (err)
+				return err;
+			if (sframe_fde_covers(fde->start, fde->size, pc))
+				return 0;
+		}
+		return -SFRAME_E_NO_FDE;
+	}
+
+	/* The last FDE starting at or below pc is the candidate. */
+	switch (sec->version) {
+	case SFRAME_VERSION_1:
+		return sframe_search_v(sec, pc, lo, hi, SFRAME_VERSION_1, fde);
+	case SFRAME_VERSION_2:
+		return sframe_search_v(sec, pc, lo, hi, SFRAME_VERSION_2, fde);
+	default:
+		return sframe_search_v(sec, pc, lo, hi, SFRAME_VERSION_3, fde);
+	}
+}
+
+/**
+ * sframe_find_fde() - find the function descriptor covering an address
+ * @sec: opened section
+ * @pc: run-time address
+ * @fde: result
+ *
+ * With a lookup index (sframe_index_build()) the block of @pc bounds a
+ * short binary search over the sorted FDEs.  Without one: binary search
+ * when the section claims to be sorted, else a linear scan returning the
+ * first FDE covering @pc.  On a section falsely claiming to be sorted the
+ * answer may be wrong, but every read stays in bounds (sframe_validate()
+ * detects it).
+ *
+ * Return: 0, -SFRAME_E_NO_FDE, or another negative SFRAME_E_* code.
+ */
+int sframe_find_fde(const struct sframe_section *sec, u64 pc,
+		    struct sframe_fde *fde)
+{
+	return sframe_search(sec, pc, fde);
+}
+EXPORT_SYMBOL_GPL(sframe_find_fde);
+
+/**
+ * sframe_read_fre() - locate and size the frame row entry at an offset
+ * @sec: opened section
+ * @fde: the function the FRE belongs to
+ * @off: section offset of the FRE
+ * @fre: result
+ *
+ * Return: 0, or a negative SFRAME_E_* code.
+ */
+int sframe_read_fre(const struct sframe_section *sec,
+		    const struct sframe_fde *fde, u32 off,
+		    struct sframe_fre *fre)
+{
+	return sframe_fre_read(sec, fde, off, fre);
+}
+EXPORT_SYMBOL_GPL(sframe_read_fre);
+
+/*
+ * The scan of sframe_find_fre() over ascending rows (all but v1 PCMASK),
+ * for a constant start width @asz: the last row starting at or below
+ * function (or block) offset @off.  Rows are read up to the first one
+ * above @off, with the checks of sframe_read_fre() in the same order;
+ * those far enough from the end of the FRE sub-section that even the
+ * longest row would fit need no bounds check (each row ends inside the
+ * sub-section, so the next starts inside it).  Each row is at least 2
+ * bytes long, and there are at most num_fres.
+ */
+static __always_inline int sframe_scan_fres(const struct sframe_section *sec,
+					    const struct sframe_fde *fde,
+					    u32 off, unsigned int asz,
+					    struct sframe_fre *fre)
+{
+	u32 p = fde->fres, end = sec->fre_end, roomy = 0, last = 0, k;
+	struct sframe_fre row;
+	s64 prev = -1;
+	int err;
+
+	if (unlikely(p < sec->fre_base || p > end))
+		return fde->num_fres ? -SFRAME_E_FRE_BOUNDS : -SFRAME_E_NO_FRE;
+	/* Rows starting at or below @roomy fit, whatever their size. */
+	if (end >= asz + 1 + SFRAME_FRE_MAX_DATA)
+		roomy = end - (asz + 1 + SFRAME_FRE_MAX_DATA);
+	for (k = fde->num_fres; k; k--) {
+		if (likely(p <= roomy))
+			err = sframe_fre_at(sec, p, asz, true, &row);
+		else
+			err = sframe_fre_at(sec, p, asz, false, &row);
+		if (unlikely(err))
+			return err;
+		if (unlikely((s64)row.start <= prev))
+			return -SFRAME_E_FRE_ORDER;
+		if (row.start > off)
+			break;
+		prev = row.start;
+		last = p;
+		p = row.next;
+	}
+	/* An FRE offset is never 0: the header comes first. */
+	if (!last)
+		return -SFRAME_E_NO_FRE;
+	/* The row found: its info byte again, inside the checked row. */
+	err = sframe_access_copy(sec, last + asz, &fre->info, 1);
+	if (unlikely(err))
+		return err;
+	fre->start = prev;
+	fre->off = last;
+	fre->next = p;
+	return 0;
+}
+
+/*
+ * v1 PCMASK rows: each start is a mask, applying where (off & mask) ==
+ * mask, in no order; the last row that applies wins.
+ */
+static int sframe_scan_masks(const struct sframe_section *sec,
+			     const struct sframe_fde *fde, u32 off,
+			     struct sframe_fre *fre)
+{
+	u32 p = fde->fres, k;
+	struct sframe_fre cur;
+	bool found = false;
+	int err;
+
+	/* Each row is at least 2 bytes and bounds-checked: the loop ends. */
+	for (k = 0; k < fde->num_fres; k++) {
+		err = sframe_read_fre(sec, fde, p, &cur);
+		if (unlikely(err))
+			return err;
+		if ((off & cur.start) == cur.start) {
+			*fre = cur;
+			found = true;
+		}
+		p = cur.next;
+	}
+	return found ? 0 : -SFRAME_E_NO_FRE;
+}
+
+/*
+ * sframe_find_fre(), inlined into sframe_find().  @covers (a constant):
+ * the caller found @fde by @pc, so it covers @pc (sframe_search()).
+ */
+static __always_inline int sframe_locate_fre(const struct sframe_section *sec,
+					     const struct sframe_fde *fde,
+					     u64 pc, bool covers,
+					     struct sframe_fre *fre)
+{
+	u32 off;
+
+	if (!covers && !sframe_fde_covers(fde->start, fde->size, pc))
+		return -SFRAME_E_NO_FDE;
+	off = pc - fde->start;
+	if (sframe_fde_pcmask(fde)) {
+		if (sec->version == SFRAME_VERSION_1) {
+			if (SFRAME_FUNC_FRE_TYPE(fde->info) >
+			    SFRAME_FRE_TYPE_ADDR4)
+				return -SFRAME_E_FRE_TYPE;
+			return sframe_scan_masks(sec, fde, off, fre);
+		}
+		if (unlikely(!fde->rep_size))
+			return -SFRAME_E_REP_SIZE;
+		off %= fde->rep_size;
+	}
+
+	switch (SFRAME_FUNC_FRE_TYPE(fde->info)) {
+	case SFRAME_FRE_TYPE_ADDR1:
+		return sframe_scan_fres(sec, fde, off, 1, fre);
+	case SFRAME_FRE_TYPE_ADDR2:
+		return sframe_scan_fres(sec, fde, off, 2, fre);
+	case SFRAME_FRE_TYPE_ADDR4:
+		return sframe_scan_fres(sec, fde, off, 4, fre);
+	default:
+		return -SFRAME_E_FRE_TYPE;
+	}
+}
+
+/**
+ * sframe_find_fre() - find the frame row entry for an address
+ * @sec: opened section
+ * @fde: the function covering @pc (from sframe_find_fde())
+ * @pc: run-time address
+ * @fre: result
+ *
+ * Rows ascend; the last row starting at or below @pc's offset applies.
+ * For PCMASK functions the offset is taken modulo the repetition block.
+ *
+ * Return: 0, -SFRAME_E_NO_FRE, or another negative SFRAME_E_* code.
+ */
+int sframe_find_fre(const struct sframe_section *sec,
+		    const struct sframe_fde *fde, u64 pc,
+		    struct sframe_fre *fre)
+{
+	return sframe_locate_fre(sec, fde, pc, false, fre);
+}
+EXPORT_SYMBOL_GPL(sframe_find_fre);
+
+/* s390x stores CFA offsets as (offset - 160) / 8. */
+static __always_inline int sframe_cfa_offset(const struct sframe_section *sec,
+					     s32 word, s32 *offset)
+{
+	s64 v = word;
+
+	if (sec->abi == SFRAME_ABI_S390X_ENDIAN_BIG)
+		v = v * SFRAME_S390X_CFA_ALIGN - SFRAME_S390X_SP_VAL_OFFSET;
+	if (unlikely(v != (s32)v))
+		return -SFRAME_E_OFFSET;
+	*offset = v;
+	return 0;
+}
+
+/* A stack slot relative to the CFA, as DEFAULT FDEs and the header give. */
+static __always_inline void sframe_loc_slot(struct sframe_loc *loc, s32 offset)
+{
+	*loc = (struct sframe_loc){
+		.kind = SFRAME_LOC_CFA, .deref = 1, .offset = offset
+	};
+}
+
+/* DEFAULT FDE RA or FP word; s390x v2 encodes registers as odd values. */
+static __always_inline void sframe_loc_word(const struct sframe_section *sec,
+					    struct sframe_loc *loc, s32 word)
+{
+	if (sec->abi == SFRAME_ABI_S390X_ENDIAN_BIG &&
+	    sec->version == SFRAME_VERSION_2 &&
+	    SFRAME_V2_S390X_OFFSET_IS_REG(word)) {
+		*loc = (struct sframe_loc){
+			.kind = SFRAME_LOC_REG,
+			.reg = SFRAME_V2_S390X_OFFSET_REG(word) & 0xffff,
+		};
+		return;
+	}
+	sframe_loc_slot(loc, word);
+}
+
+static __always_inline int sframe_rule_default(const struct sframe_section *sec,
+					       const struct sframe_fre *fre,
+					       const struct sframe_words *w,
+					       struct sframe_rule *rule)
+{
+	struct sframe_word_map m;
+	int err;
+
+	err = sframe_map_default(sec, w, &m);
+	if (err)
+		return err;
+
+	rule->cfa.kind = SFRAME_LOC_REG;
+	if (SFRAME_FRE_CFA_BASE_SP(fre->info)) {
+		rule->cfa.reg = sec->sp_reg;
+		rule->flags |= SFRAME_RULE_CFA_BASE_SP;
+	} else {
+		rule->cfa.reg = sec->fp_reg;
+	}
+	err = sframe_cfa_offset(sec, w->s[m.cfa], &rule->cfa.offset);
+	if (err)
+		return err;
+
+	if (sec->fixed_ra) {
+		sframe_loc_slot(&rule->ra, sec->fixed_ra);
+		rule->flags |= SFRAME_RULE_RA_FIXED;
+	} else if (m.ra_padding) {
+		/* Padding: the RA is not saved (still in LR / r14). */
+		rule->flags |= SFRAME_RULE_RA_PADDING;
+	} else if (m.ra != SFRAME_NO_WORD) {
+		sframe_loc_word(sec, &rule->ra, w->s[m.ra]);
+	}
+
+	if (m.fp != SFRAME_NO_WORD)
+		sframe_loc_word(sec, &rule->fp, w->s[m.fp]);
+	return 0;
+}
+
+/* FLEX control word + offset word -> location. */
+static int sframe_loc_flex(struct sframe_loc *loc, u32 ctrl, s32 offset)
+{
+	*loc = (struct sframe_loc){
+		.kind = SFRAME_FLEX_CTRL_REG_P(ctrl) ? SFRAME_LOC_REG :
+						       SFRAME_LOC_CFA,
+		.deref = SFRAME_FLEX_CTRL_DEREF_P(ctrl),
+		.offset = offset,
+	};
+	if (loc->kind == SFRAME_LOC_REG) {
+		if (unlikely(SFRAME_FLEX_CTRL_REGNUM(ctrl) > SFRAME_MAX_REGNUM))
+			return -SFRAME_E_REGNUM;
+		loc->reg = SFRAME_FLEX_CTRL_REGNUM(ctrl);
+	}
+	return 0;
+}
+
+static int sframe_rule_flex(const struct sframe_section *sec,
+			    const struct sframe_words *w,
+			    struct sframe_rule *rule)
+{
+	struct sframe_word_map m;
+	int err;
+
+	err = sframe_map_flex(w, &m);
+	if (err)
+		return err;
+	err = sframe_loc_flex(&rule->cfa, w->u[m.cfa - 1], 0);
+	if (err)
+		return err;
+	err = sframe_cfa_offset(sec, w->s[m.cfa], &rule->cfa.offset);
+	if (err)
+		return err;
+
+	/*
+	 * Padding is "no rule" as much as a missing pair: the header's fixed
+	 * slot applies where the ABI has one (AMD64's CFA - 8, the call's).
+	 */
+	if (m.ra_padding) {
+		rule->flags |= SFRAME_RULE_RA_PADDING;
+		if (sec->fixed_ra)
+			sframe_loc_slot(&rule->ra, sec->fixed_ra);
+	} else if (m.ra != SFRAME_NO_WORD) {
+		err = sframe_loc_flex(&rule->ra, w->u[m.ra - 1], w->s[m.ra]);
+		if (err)
+			return err;
+	} else if (sec->fixed_ra) {
+		sframe_loc_slot(&rule->ra, sec->fixed_ra);
+		rule->flags |= SFRAME_RULE_RA_FIXED;
+	}
+	if (m.fp != SFRAME_NO_WORD)
+		return sframe_loc_flex(&rule->fp, w->u[m.fp - 1], w->s[m.fp]);
+	return 0;
+}
+
+static __always_inline void sframe_rule_init(const struct sframe_section *sec,
+					     const struct sframe_fde *fde,
+					     struct sframe_rule *rule)
+{
+	*rule = (struct sframe_rule){
+		.ra.kind = SFRAME_LOC_SAME,
+		.fp.kind = SFRAME_LOC_SAME,
+		.func_start = fde->start,
+		.func_size = fde->size,
+		.fde_index = fde->index,
+	};
+	if (sec->abi == SFRAME_ABI_S390X_ENDIAN_BIG)
+		rule->sp_from_cfa = SFRAME_S390X_SP_VAL_OFFSET;
+	if (sframe_fde_pcmask(fde))
+		rule->flags |= SFRAME_RULE_PCMASK;
+	if (sframe_fde_signal(sec, fde))
+		rule->flags |= SFRAME_RULE_SIGNAL;
+	if (sframe_abi_aarch64(sec) && SFRAME_FUNC_PAUTH_KEY(fde->info))
+		rule->flags |= SFRAME_RULE_PAUTH_B;
+}
+
+/* sframe_fre_rule(), inlined into sframe_find(). */
+static __always_inline int sframe_rule(const struct sframe_section *sec,
+				       const struct sframe_fde *fde,
+				       const struct sframe_fre *fre,
+				       bool located, struct sframe_rule *rule)
+{
+	struct sframe_words w;
+	int type, err;
+
+	sframe_rule_init(sec, fde, rule);
+	rule->fre_start = fre->start;
+
+	type = sframe_fde_type(sec, fde);
+	if (unlikely(type < 0))
+		return type;
+	if (type == SFRAME_FDE_TYPE_FLEX)
+		rule->flags |= SFRAME_RULE_FLEX;
+
+	err = sframe_read_words(sec, fde, fre, located, &w);
+	if (err)
+		return err;
+
+	if (w.n == 0) {
+		/* RA undefined (v2 errata 2, v3): outermost frame. */
+		if (sec->version == SFRAME_VERSION_1)
+			return -SFRAME_E_WORD_COUNT;
+		rule->ra.kind = SFRAME_LOC_UNDEFINED;
+		rule->flags |= SFRAME_RULE_OUTERMOST;
+		return 0;
+	}
+
+	if (sframe_abi_aarch64(sec) && SFRAME_FRE_MANGLED_RA_P(fre->info))
+		rule->flags |= SFRAME_RULE_RA_MANGLED;
+
+	if (type == SFRAME_FDE_TYPE_FLEX)
+		err = sframe_rule_flex(sec, &w, rule);
+	else
+		err = sframe_rule_default(sec, fre, &w, rule);
+	if (err)
+		return err;
+
+	if (sec->fixed_fp && rule->fp.kind == SFRAME_LOC_SAME) {
+		sframe_loc_slot(&rule->fp, sec->fixed_fp);
+		rule->flags |= SFRAME_RULE_FP_FIXED;
+	}
+	return 0;
+}
+
+/**
+ * sframe_fre_rule() - decode the recovery rule of one frame row entry
+ * @sec: opened section
+ * @fde: the function the row belongs to
+ * @fre: the row (from sframe_find_fre() or sframe_read_fre())
+ * @rule: result
+ *
+ * Interprets the data words per version, ABI and FDE type: CFA base and
+ * offset (s390x scaling), RA and FP as fixed header slots, stack slots,
+ * registers (s390x v2, v3 FLEX) or unchanged, padding, the outermost-frame
+ * marker (no data words) and the AArch64 signed-RA bit.
+ *
+ * Return: 0, or a negative SFRAME_E_* code for a malformed row.
+ */
+int sframe_fre_rule(const struct sframe_section *sec,
+		    const struct sframe_fde *fde, const struct sframe_fre *fre,
+		    struct sframe_rule *rule)
+{
+	return sframe_rule(sec, fde, fre, false, rule);
+}
+EXPORT_SYMBOL_GPL(sframe_fre_rule);
+
+/*
+ * sframe_fre_rule() of a row sframe_fre_read() located (type and bounds
+ * checked), for the validation walk.
+ */
+int sframe_fre_rule_located(const struct sframe_section *sec,
+			    const struct sframe_fde *fde,
+			    const struct sframe_fre *fre,
+			    struct sframe_rule *rule)
+{
+	return sframe_rule(sec, fde, fre, true, rule);
+}
+
+/**
+ * sframe_find() - find the recovery rule for an address
+ * @sec: opened section
+ * @pc: run-time address
+ * @rule: result
+ *
+ * A function without rows is an outermost frame when it is a v3 DEFAULT
+ * FDE, a signal trampoline to be unwound through the OS signal frame
+ * (-SFRAME_E_SIGNAL, with @rule's function fields and %SFRAME_RULE_SIGNAL
+ * set), and has no information otherwise.
+ *
+ * Return: 0, or a negative SFRAME_E_* code.
+ */
+int sframe_find(const struct sframe_section *sec, u64 pc,
+		struct sframe_rule *rule)
+{
+	struct sframe_fde fde;
+	struct sframe_fre fre;
+	int err;
+
+	err = sframe_search(sec, pc, &fde);
+	if (err)
+		return err;
+	if (fde.num_fres == 0) {
+		sframe_rule_init(sec, &fde, rule);
+		if (rule->flags & SFRAME_RULE_SIGNAL)
+			return -SFRAME_E_SIGNAL;
+		if (sec->version >= SFRAME_VERSION_3 && !sframe_fde_flex(&fde)) {
+			rule->ra.kind = SFRAME_LOC_UNDEFINED;
+			rule->flags |= SFRAME_RULE_OUTERMOST;
+			return 0;
+		}
+		return -SFRAME_E_NO_FRE;
+	}
+	err = sframe_locate_fre(sec, &fde, pc, true, &fre);
+	if (err)
+		return err;
+	return sframe_rule(sec, &fde, &fre, true, rule);
+}
+EXPORT_SYMBOL_GPL(sframe_find);

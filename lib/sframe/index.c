@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * SFrame core: the lookup index, a block table over the text that bounds
+ * each FDE search to a few entries, and the sort order of sections whose
+ * FDEs are not sorted (heapsort: in place, no allocation).
+ */
+#include "internal.h"
+
+/* Text range covered by the FDEs: [*lo, *hi). */
+int sframe_text_range(const struct sframe_section *sec, u64 *lo, u64 *hi)
+{
+	struct sframe_fde fde;
+	u32 i;
+	int err;
+
+	*lo = ~0ULL;
+	*hi = 0;
+	for (i = 0; i < sec->num_fdes; i++) {
+		err = sframe_get_fde(sec, i, &fde);
+		if (err)
+			return err;
+		if (fde.start + fde.size < fde.start)
+			return -SFRAME_E_FUNC_RANGE;
+		if (fde.start < *lo)
+			*lo = fde.start;
+		if (fde.start + fde.size > *hi)
+			*hi = fde.start + fde.size;
+	}
+	return 0;
+}
+
+/**
+ * sframe_index_size() - memory needed by a lookup index
+ * @sec: opened section
+ * @shift: log2 of the text block size, at most 32 (e.g. 8 for 256-byte
+ *         blocks, as ORC)
+ * @nwords: result: number of u32 words sframe_index_build() needs
+ *
+ * Return: 0, or a negative SFRAME_E_* code.
+ */
+int sframe_index_size(const struct sframe_section *sec, unsigned int shift,
+		      u32 *nwords)
+{
+	u64 lo, hi, n;
+	int err;
+
+	if (shift > 32)
+		return -SFRAME_E_INVAL;
+	err = sframe_text_range(sec, &lo, &hi);
+	if (err)
+		return err;
+	n = sframe_index_blocks(lo, hi, shift) + 1;
+	if (!(sec->flags & SFRAME_F_FDE_SORTED))
+		n += sec->num_fdes;
+	if (n > 0xffffffffULL)
+		return -SFRAME_E_INDEX;
+	*nwords = n;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sframe_index_size);
+
+/* Does FDE @a start before FDE @b (ties: lower index first)? */
+static int sframe_start_less(const struct sframe_section *sec, u32 a, u32 b,
+			     bool *less)
+{
+	u64 sa, sb;
+	int err;
+
+	err = sframe_fde_start(sec, a, &sa);
+	if (!err)
+		err = sframe_fde_start(sec, b, &sb);
+	*less = !err && (sa < sb || (sa == sb && a < b));
+	return err;
+}
+
+static int sframe_sift_down(const struct sframe_section *sec, u32 *order,
+			    u32 root, u32 n)
+{
+	bool less;
+	int err;
+
+	for (;;) {
+		u32 child = 2 * root + 1, t;
+
+		if (child >= n)
+			return 0;
+		if (child + 1 < n) {
+			err = sframe_start_less(sec, order[child],
+						order[child + 1], &less);
+			if (err)
+				return err;
+			if (less)
+				child++;
+		}
+		err = sframe_start_less(sec, order[root], order[child], &less);
+		if (err)
+			return err;
+		if (!less)
+			return 0;
+		t = order[root];
+		order[root] = order[child];
+		order[child] = t;
+		root = child;
+	}
+}
+
+/* Heapsort: in place, no allocation, O(n log n) even on hostile input. */
+static int sframe_sort_order(const struct sframe_section *sec, u32 *order)
+{
+	u32 n = sec->num_fdes, i, t;
+	int err;
+
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	for (i = n / 2; i > 0; i--) {
+		err = sframe_sift_down(sec, order, i - 1, n);
+		if (err)
+			return err;
+	}
+	for (i = n; i > 1; i--) {
+		t = order[0];
+		order[0] = order[i - 1];
+		order[i - 1] = t;
+		err = sframe_sift_down(sec, order, 0, i - 1);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/**
+ * sframe_index_build() - build a lookup index in caller-provided memory
+ * @sec: opened section; on success it uses the index for every lookup
+ * @shift: log2 of the text block size
+ * @mem: sframe_index_size() words, owned by the caller for the lifetime
+ *       of @sec
+ * @nwords: size of @mem in u32 words
+ *
+ * Like ORC's lookup table: for each block of text, the number of FDEs (in
+ * start order) starting at or before the block, so that a lookup binary-
+ * searches only the FDEs of one block.  Unsorted sections (relocatable
+ * objects, modules) also get the sorted order of their FDEs, which makes
+ * their lookups logarithmic instead of linear.
+ *
+ * Return: 0, or a negative SFRAME_E_* code (the section is left unindexed).
+ */
+int sframe_index_build(struct sframe_section *sec, unsigned int shift,
+		       u32 *mem, u32 nwords)
+{
+	struct sframe_section tmp = *sec;
+	u32 need, nblocks, b, c = 0, n = sec->num_fdes;
+	u32 *blocks = mem;
+	u64 lo, hi, start;
+	int err;
+
+	err = sframe_index_size(sec, shift, &need);
+	if (err)
+		return err;
+	if (!mem || nwords < need)
+		return -SFRAME_E_INDEX;
+	err = sframe_text_range(sec, &lo, &hi);
+	if (err)
+		return err;
+	nblocks = sframe_index_blocks(lo, hi, shift);
+
+	tmp.order = NULL;
+	tmp.blocks = NULL;
+	if (!(sec->flags & SFRAME_F_FDE_SORTED)) {
+		err = sframe_sort_order(sec, mem);
+		if (err)
+			return err;
+		tmp.order = mem;
+		blocks = mem + n;
+	}
+	for (b = 0; b <= nblocks; b++) {
+		u64 bstart = lo + ((u64)b << shift);
+
+		/* The end of the last block may wrap past the address space. */
+		if (bstart < lo)
+			bstart = ~0ULL;
+
+		while (c < n) {
+			err = sframe_fde_start(sec, sframe_pos(&tmp, c), &start);
+			if (err)
+				return err;
+			if (start > bstart)
+				break;
+			c++;
+		}
+		blocks[b] = c;
+	}
+	tmp.blocks = blocks;
+	tmp.idx_base = lo;
+	tmp.idx_shift = shift;
+	tmp.idx_nblocks = nblocks;
+	*sec = tmp;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sframe_index_build);

@@ -1,0 +1,500 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the files of the SFrame core share: reading section bytes (the one
+ * bounds check every read passes through), FDE and FRE decoding helpers,
+ * and the few functions one part of the core calls in another.  Not an
+ * API: only the files of lib/sframe/ include it.
+ *
+ * The core is freestanding (no libc, no allocation, no global mutable
+ * state) and compiled unchanged into the kernel and into the userspace
+ * tools.  Safety model: sframe_open() checks the header and that the FDE
+ * index and the FRE sub-section lie inside the section.  Every later read
+ * is checked against those bounds before the accessor is called (where one
+ * check covers several reads, the code says so: the FDE search checks once
+ * that the FDE index lies in the section, the FRE scan that the longest
+ * row fits), and every loop is bounded by the number of bytes it walks, so
+ * a lookup on a forged section returns an error instead of reading outside
+ * it.  sframe_validate() adds the checks that need a walk of the whole
+ * section.
+ */
+#ifndef _SFRAME_INTERNAL_H
+#define _SFRAME_INTERNAL_H
+
+#include <sframe/sframe.h>
+#include <sframe/access.h>
+
+#ifdef __KERNEL__
+#include <linux/export.h>
+#else
+#define EXPORT_SYMBOL_GPL(sym)
+#endif
+
+#define SFRAME_HOST_BIG_ENDIAN	(__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+
+/*
+ * Unsigned integer of @n bytes (1, 2, 4 or 8), byte-swapped if @swap (a
+ * constant or a value loaded once, where a loop reads many).
+ */
+static __always_inline u64 sframe_uint(const u8 *p, unsigned int n, bool swap)
+{
+	u16 v16;
+	u32 v32;
+	u64 v64;
+
+	switch (n) {
+	case 1:
+		return *p;
+	case 2:
+		sframe_memcpy(&v16, p, 2);
+		return swap ? __builtin_bswap16(v16) : v16;
+	case 4:
+		sframe_memcpy(&v32, p, 4);
+		return swap ? __builtin_bswap32(v32) : v32;
+	default:
+		sframe_memcpy(&v64, p, 8);
+		return swap ? __builtin_bswap64(v64) : v64;
+	}
+}
+
+/* Signed integer of @n bytes (1 <= n <= 8), sign-extended. */
+static __always_inline s64 sframe_sint(const u8 *p, unsigned int n, bool swap)
+{
+	unsigned int shift = 64 - 8 * n;
+
+	return (s64)(sframe_uint(p, n, swap) << shift) >> shift;
+}
+
+/* Multi-byte fields of @sec need swapping on this host. */
+static __always_inline bool sframe_swap(const struct sframe_section *sec)
+{
+	return sec->big_endian != SFRAME_HOST_BIG_ENDIAN;
+}
+
+/* Unsigned integer of @n bytes in the section's byte order. */
+static __always_inline u64 sframe_get_uint(const struct sframe_section *sec,
+					   const u8 *p, unsigned int n)
+{
+	return sframe_uint(p, n, sframe_swap(sec));
+}
+
+/* Signed integer of @n bytes in the section's byte order, sign-extended. */
+static __always_inline s64 sframe_get_sint(const struct sframe_section *sec,
+					   const u8 *p, unsigned int n)
+{
+	return sframe_sint(p, n, sframe_swap(sec));
+}
+
+/*
+ * Copy @len bytes at section offset @off, which must end at or before
+ * @end.  The one bounds check every read passes through.
+ */
+static __always_inline int sframe_read(const struct sframe_section *sec,
+				       u32 off, u32 len, u32 end, void *dst,
+				       int bounds_err)
+{
+	if (unlikely(off > end || len > end - off))
+		return -bounds_err;
+	/* Constant sizes let the compiler inline the copy. */
+	switch (len) {
+	case 1:
+		return sframe_access_copy(sec, off, dst, 1);
+	case 2:
+		return sframe_access_copy(sec, off, dst, 2);
+	case 3:
+		return sframe_access_copy(sec, off, dst, 3);
+	case 4:
+		return sframe_access_copy(sec, off, dst, 4);
+	case 5:
+		return sframe_access_copy(sec, off, dst, 5);
+	case 8:
+		return sframe_access_copy(sec, off, dst, 8);
+	default:
+		return sframe_access_copy(sec, off, dst, len);
+	}
+}
+
+/* Stride of the FDE index of version @ver (a constant when inlined). */
+static __always_inline u32 sframe_fde_stride(unsigned int ver)
+{
+	if (ver >= SFRAME_VERSION_3)
+		return SFRAME_V3_FDE_SIZE;
+	return ver == SFRAME_VERSION_2 ? SFRAME_V2_FDE_SIZE : SFRAME_V1_FDE_SIZE;
+}
+
+/* Width of the start field of an FDE of version @ver. */
+static __always_inline unsigned int sframe_fde_start_len(unsigned int ver)
+{
+	return ver >= SFRAME_VERSION_3 ? 8 : 4;
+}
+
+/* Resolved start address from the start field @b of the FDE at @off. */
+static __always_inline u64 sframe_fde_resolve(const struct sframe_section *sec,
+					      u32 off, const u8 *b,
+					      unsigned int n)
+{
+	return (sec->pcrel ? sec->addr + off : sec->addr) +
+	       (u64)sframe_get_sint(sec, b, n);
+}
+
+/* Resolved start address of FDE @i; @i < num_fdes (index in bounds). */
+static __always_inline int sframe_fde_start(const struct sframe_section *sec,
+					    u32 i, u64 *start)
+{
+	u32 off = sec->fde_base + i * sec->fde_size;
+	unsigned int n = sframe_fde_start_len(sec->version);
+	u8 b[16];
+	int err;
+
+	err = sframe_read(sec, off, n, sec->fre_base, b, SFRAME_E_LAYOUT);
+	if (unlikely(err))
+		return err;
+	*start = sframe_fde_resolve(sec, off, b, n);
+	return 0;
+}
+
+/*
+ * Decode FDE @index, which lies at section offset @off inside the FDE
+ * index (the caller checked), for version @ver: a constant where inlined,
+ * so that the FDE layout (stride, field widths) is known at compile time.
+ */
+static __always_inline int sframe_fde_at(const struct sframe_section *sec,
+					 u32 index, u32 off, unsigned int ver,
+					 struct sframe_fde *fde)
+{
+	u32 stride = sframe_fde_stride(ver), fre_off;
+	u8 b[SFRAME_V2_FDE_SIZE];
+	int err;
+
+	err = sframe_access_copy(sec, off, b, stride);
+	if (unlikely(err))
+		return err;
+
+	fde->index = index;
+	if (ver >= SFRAME_VERSION_3) {
+		u8 a[SFRAME_V3_FDE_ATTR_SIZE];
+
+		fde->start = (u64)sframe_get_sint(sec, b + SFRAME_V3_FDE_START,
+						  8);
+		fde->size = sframe_get_uint(sec, b + SFRAME_V3_FDE_FUNC_SIZE,
+					    4);
+		fre_off = sframe_get_uint(sec, b + SFRAME_V3_FDE_FRE_OFF, 4);
+		if (unlikely(fre_off > sec->fre_end - sec->fre_base))
+			return -SFRAME_E_FRE_BOUNDS;
+		err = sframe_read(sec, sec->fre_base + fre_off, sizeof(a),
+				  sec->fre_end, a, SFRAME_E_FRE_BOUNDS);
+		if (unlikely(err))
+			return err;
+		fde->num_fres = sframe_get_uint(sec,
+						a + SFRAME_V3_ATTR_NUM_FRES, 2);
+		fde->info = a[SFRAME_V3_ATTR_INFO];
+		fde->info2 = a[SFRAME_V3_ATTR_INFO2];
+		fde->rep_size = a[SFRAME_V3_ATTR_REP_SIZE];
+		fde->fres = sec->fre_base + fre_off + SFRAME_V3_FDE_ATTR_SIZE;
+	} else {
+		fde->start = (u64)sframe_get_sint(sec, b + SFRAME_V1_FDE_START,
+						  4);
+		fde->size = sframe_get_uint(sec, b + SFRAME_V1_FDE_FUNC_SIZE,
+					    4);
+		fre_off = sframe_get_uint(sec, b + SFRAME_V1_FDE_FRE_OFF, 4);
+		if (unlikely(fre_off > sec->fre_end - sec->fre_base))
+			return -SFRAME_E_FRE_BOUNDS;
+		fde->num_fres = sframe_get_uint(sec, b + SFRAME_V1_FDE_NUM_FRES,
+						4);
+		fde->info = b[SFRAME_V1_FDE_INFO];
+		fde->info2 = 0;
+		fde->rep_size = ver == SFRAME_VERSION_2 ?
+				b[SFRAME_V2_FDE_REP_SIZE] : 0;
+		fde->fres = sec->fre_base + fre_off;
+	}
+	fde->start += sec->pcrel ? sec->addr + off : sec->addr;
+	return 0;
+}
+
+static __always_inline bool sframe_fde_covers(u64 start, u32 size, u64 pc)
+{
+	return pc >= start && pc - start < size;
+}
+
+/* FDE index at sorted position @pos. */
+static __always_inline u32 sframe_pos(const struct sframe_section *sec, u32 pos)
+{
+	return sec->order ? sec->order[pos] : pos;
+}
+
+static inline u64 sframe_index_blocks(u64 lo, u64 hi, unsigned int shift)
+{
+	return hi > lo ? ((hi - lo - 1) >> shift) + 1 : 0;
+}
+
+/* The longest data of an FRE: 15 words of 4 bytes. */
+#define SFRAME_FRE_MAX_DATA	(SFRAME_FRE_WORD_COUNT(0xff) << SFRAME_FRE_WORD_4B)
+
+/*
+ * Bytes of data words after an FRE, per info byte: the word count shifted
+ * by the word size (SFRAME_FRE_WORD_COUNT(i) << SFRAME_FRE_WORD_SIZE(i)),
+ * 0xff for the word size that does not exist.  A table, as each row of a
+ * scan needs it to find the next.
+ */
+static const u8 sframe_fre_dlen[256] = {
+	0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7,
+	8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15,
+	0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14,
+	16, 16, 18, 18, 20, 20, 22, 22, 24, 24, 26, 26, 28, 28, 30, 30,
+	0, 0, 4, 4, 8, 8, 12, 12, 16, 16, 20, 20, 24, 24, 28, 28,
+	32, 32, 36, 36, 40, 40, 44, 44, 48, 48, 52, 52, 56, 56, 60, 60,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7,
+	8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15,
+	0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14,
+	16, 16, 18, 18, 20, 20, 22, 22, 24, 24, 26, 26, 28, 28, 30, 30,
+	0, 0, 4, 4, 8, 8, 12, 12, 16, 16, 20, 20, 24, 24, 28, 28,
+	32, 32, 36, 36, 40, 40, 44, 44, 48, 48, 52, 52, 56, 56, 60, 60,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+};
+
+/*
+ * Locate the FRE at section offset @off whose start field is @asz bytes
+ * wide.  Inlined with a constant @asz, so the scan loop below compiles to
+ * fixed-size loads.  @roomy (a constant too): the caller has checked that
+ * @off is in the FRE sub-section with room for the longest FRE after it
+ * (asz + 1 + %SFRAME_FRE_MAX_DATA bytes), so whatever the info byte says
+ * the FRE lies inside: no further bounds check.
+ */
+static __always_inline int sframe_fre_at(const struct sframe_section *sec,
+					 u32 off, unsigned int asz, bool roomy,
+					 struct sframe_fre *fre)
+{
+	u32 end = sec->fre_end, len;
+	u8 b[8], info;
+	int err;
+
+	if (!roomy &&
+	    unlikely(off < sec->fre_base || off > end || asz + 1 > end - off))
+		return -SFRAME_E_FRE_BOUNDS;
+	err = sframe_access_copy(sec, off, b, asz + 1);
+	if (unlikely(err))
+		return err;
+
+	info = b[asz];
+	fre->info = info;
+	len = sframe_fre_dlen[info];
+	if (unlikely(len > SFRAME_FRE_MAX_DATA))
+		return -SFRAME_E_WORD_SIZE;
+	len += asz + 1;
+	if (!roomy && unlikely(len > end - off))
+		return -SFRAME_E_FRE_BOUNDS;
+
+	fre->start = sframe_get_uint(sec, b, asz);
+	fre->off = off;
+	fre->next = off + len;
+	return 0;
+}
+
+/* sframe_read_fre(), inlined into sframe_validate_fres(). */
+static __always_inline int sframe_fre_read(const struct sframe_section *sec,
+					   const struct sframe_fde *fde,
+					   u32 off, struct sframe_fre *fre)
+{
+	switch (SFRAME_FUNC_FRE_TYPE(fde->info)) {
+	case SFRAME_FRE_TYPE_ADDR1:
+		return sframe_fre_at(sec, off, 1, false, fre);
+	case SFRAME_FRE_TYPE_ADDR2:
+		return sframe_fre_at(sec, off, 2, false, fre);
+	case SFRAME_FRE_TYPE_ADDR4:
+		return sframe_fre_at(sec, off, 4, false, fre);
+	default:
+		return -SFRAME_E_FRE_TYPE;
+	}
+}
+
+/*
+ * Data words of an FRE, decoded signed and unsigned.  No valid row has
+ * more than 6 words (FLEX: three control/offset pairs), so longer rows are
+ * rejected before anything is read.
+ */
+#define SFRAME_MAX_RULE_WORDS	6
+
+struct sframe_words {
+	unsigned int n;
+	s32 s[SFRAME_MAX_RULE_WORDS];
+	u32 u[SFRAME_MAX_RULE_WORDS];
+};
+
+/* Read @w->n words of @wsz bytes at @off (constant @wsz when inlined). */
+static __always_inline int sframe_words_at(const struct sframe_section *sec,
+					   u32 off, unsigned int wsz,
+					   struct sframe_words *w)
+{
+	unsigned int i;
+	u8 b[16];
+	int err;
+
+	if (unlikely(off > sec->fre_end || w->n * wsz > sec->fre_end - off))
+		return -SFRAME_E_FRE_BOUNDS;
+	for (i = 0; i < w->n; i++, off += wsz) {
+		err = sframe_access_copy(sec, off, b, wsz);
+		if (unlikely(err))
+			return err;
+		w->u[i] = sframe_get_uint(sec, b, wsz);
+		w->s[i] = sframe_get_sint(sec, b, wsz);
+	}
+	return 0;
+}
+
+/*
+ * The data words of @fre.  @located (a constant): sframe_locate_fre()
+ * found @fre in this lookup, so its FDE's FRE type is valid and the row
+ * lies in the FRE sub-section (the words are still checked: in user memory
+ * the info byte may have changed since).
+ */
+static __always_inline int sframe_read_words(const struct sframe_section *sec,
+					     const struct sframe_fde *fde,
+					     const struct sframe_fre *fre,
+					     bool located,
+					     struct sframe_words *w)
+{
+	unsigned int asz = 1U << SFRAME_FUNC_FRE_TYPE(fde->info);
+	u32 off;
+
+	w->n = SFRAME_FRE_WORD_COUNT(fre->info);
+	if (!located &&
+	    unlikely(SFRAME_FUNC_FRE_TYPE(fde->info) > SFRAME_FRE_TYPE_ADDR4))
+		return -SFRAME_E_FRE_TYPE;
+	if (unlikely(w->n > SFRAME_MAX_RULE_WORDS))
+		return -SFRAME_E_WORD_COUNT;
+	if (!located && unlikely(fre->off < sec->fre_base ||
+				 fre->off > sec->fre_end - asz - 1))
+		return -SFRAME_E_FRE_BOUNDS;
+	off = fre->off + asz + 1;
+	switch (SFRAME_FRE_WORD_SIZE(fre->info)) {
+	case SFRAME_FRE_WORD_1B:
+		return sframe_words_at(sec, off, 1, w);
+	case SFRAME_FRE_WORD_2B:
+		return sframe_words_at(sec, off, 2, w);
+	case SFRAME_FRE_WORD_4B:
+		return sframe_words_at(sec, off, 4, w);
+	default:
+		return -SFRAME_E_WORD_SIZE;
+	}
+}
+
+/* No data word (struct sframe_word_map). */
+#define SFRAME_NO_WORD		0xff
+
+/*
+ * struct sframe_word_map - which data words of a row hold what
+ * @cfa: index of the word holding the CFA offset
+ * @ra: index of the word holding the RA offset (or register), or
+ *      %SFRAME_NO_WORD
+ * @fp: index of the word holding the FP offset (or register), or
+ *      %SFRAME_NO_WORD
+ * @ra_padding: the RA is marked unsaved (DEFAULT: @ra holds 0; FLEX: a
+ *              zero control word without offset word)
+ *
+ * In FLEX rows the control word of each offset is the word before it.
+ */
+struct sframe_word_map {
+	u8 cfa;
+	u8 ra;
+	u8 fp;
+	bool ra_padding;
+};
+
+/*
+ * DEFAULT rows: the CFA offset, the RA offset unless the header fixes the
+ * RA slot (AMD64), then the FP offset; trailing words may be left out.
+ */
+static __always_inline int sframe_map_default(const struct sframe_section *sec,
+					      const struct sframe_words *w,
+					      struct sframe_word_map *m)
+{
+	unsigned int ra_idx = sec->fixed_ra ? SFRAME_NO_WORD : 1;
+	unsigned int fp_idx = sec->fixed_ra ? 1 : 2;
+
+	if (unlikely(w->n > fp_idx + 1))
+		return -SFRAME_E_WORD_COUNT;
+	m->cfa = w->n ? 0 : SFRAME_NO_WORD;
+	m->ra = w->n > ra_idx ? ra_idx : SFRAME_NO_WORD;
+	m->fp = w->n > fp_idx ? fp_idx : SFRAME_NO_WORD;
+	m->ra_padding = m->ra != SFRAME_NO_WORD && w->s[m->ra] == 0;
+	return 0;
+}
+
+/*
+ * FLEX rows: (control, offset) pairs for CFA, RA and FP in that order.  A
+ * zero RA control word is padding with no offset word after it.
+ * Valid word counts: 2 (CFA), 4 (CFA, RA), 5 (CFA, pad, FP), 6 (all).
+ */
+static inline int sframe_map_flex(const struct sframe_words *w,
+				  struct sframe_word_map *m)
+{
+	unsigned int idx = 2;
+
+	if (unlikely(w->n < 2 || w->n == 3 || w->n > 6))
+		return -SFRAME_E_WORD_COUNT;
+	if (unlikely(!SFRAME_FLEX_CTRL_REG_P(w->u[0])))
+		return -SFRAME_E_FLEX_CTRL;
+	*m = (struct sframe_word_map){
+		.cfa = 1, .ra = SFRAME_NO_WORD, .fp = SFRAME_NO_WORD
+	};
+	if (w->n > 2) {
+		if (w->u[2] == 0) {
+			m->ra_padding = true;
+			idx = 3;
+		} else {
+			m->ra = 3;
+			idx = 4;
+		}
+	}
+	if (w->n == idx + 2) {
+		if (unlikely(w->u[idx] == 0))
+			return -SFRAME_E_FLEX_CTRL;
+		m->fp = idx + 1;
+	} else if (unlikely(w->n != idx)) {
+		return -SFRAME_E_WORD_COUNT;
+	}
+	return 0;
+}
+
+/* FDE type: DEFAULT before v3; a negative error for an unknown one. */
+static __always_inline int sframe_fde_type(const struct sframe_section *sec,
+					   const struct sframe_fde *fde)
+{
+	unsigned int type = sec->version >= SFRAME_VERSION_3 ?
+			    SFRAME_V3_FUNC_FDE_TYPE(fde->info2) :
+			    SFRAME_FDE_TYPE_DEFAULT;
+
+	if (unlikely(type > SFRAME_FDE_TYPE_FLEX))
+		return -SFRAME_E_FDE_TYPE;
+	return type;
+}
+
+/* index.c: the text range the FDEs cover, [*lo, *hi). */
+int sframe_text_range(const struct sframe_section *sec, u64 *lo, u64 *hi);
+
+/* find.c: sframe_fre_rule() of a row sframe_fre_read() located. */
+int sframe_fre_rule_located(const struct sframe_section *sec,
+			    const struct sframe_fde *fde,
+			    const struct sframe_fre *fre,
+			    struct sframe_rule *rule);
+
+#ifndef SFRAME_ACCESS_HEADER
+/* rows.c and validate.c: rows built while a section is validated. */
+struct sframe_rows_builder;
+void sframe_rows_begin(struct sframe_rows_builder *bld,
+		       const struct sframe_fde *fde);
+void sframe_rows_fre(struct sframe_rows_builder *bld,
+		     const struct sframe_fde *fde, u32 j,
+		     const struct sframe_fre *fre,
+		     const struct sframe_rule *rule);
+int sframe_validate_build(const struct sframe_section *sec,
+			  struct sframe_rows_builder *bld);
+#endif
+
+#endif /* _SFRAME_INTERNAL_H */
