@@ -35,8 +35,9 @@ include tools/sources.mk
 tool-srcs	= $(addprefix tools/,$(patsubst %.o,%.c,$(1)))
 DUMP_SRCS	:= $(call tool-srcs,$(sframe-dump-objs))
 TOOL_HDRS	:= tools/dump.h tools/elf.h tools/sframe-elf.h
-TEST_SRCS	:= tools/testing/encode.c
-TEST_HDRS	:= tools/testing/encode.h tools/testing/harness.h tools/wbuf.h
+TEST_SRCS	:= tools/testing/encode.c tools/sframe-layout.c
+TEST_HDRS	:= tools/testing/encode.h tools/testing/harness.h tools/wbuf.h \
+		   tools/sframe-layout.h
 
 .PHONY: all tools check-host fuzz bench-host check clean deps-host help results
 all: tools
@@ -56,8 +57,9 @@ tools/sframe-dump: $(DUMP_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_HDRS)
 
 # sframe-gen: SFrame from DWARF CFI (tools/cfi.c); its checks run sanitized.
 GEN_SRCS	:= $(call tool-srcs,$(sframe-gen-objs))
-GEN_HDRS	:= tools/cfi.h tools/sframe-write.h tools/sframe-object.h \
-		   tools/sframe-merge.h tools/wbuf.h $(TOOL_HDRS) $(CORE_HDRS)
+GEN_HDRS	:= tools/cfi.h tools/sframe-write.h tools/sframe-layout.h \
+		   tools/sframe-object.h tools/sframe-merge.h tools/wbuf.h \
+		   $(TOOL_HDRS) $(CORE_HDRS)
 tools/sframe-gen: $(GEN_SRCS) $(CORE) $(GEN_HDRS)
 	$(CC) $(HOST_CFLAGS) -o $@ $(GEN_SRCS)
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sframe/sframe.h>
 #include "sframe-write.h"
-#include "wbuf.h"
+#include "sframe-layout.h"
 
 /* Bytes needed for the signed value @v: 1, 2 or 4 (0: does not fit). */
 static int word_size(int64_t v)
@@ -172,16 +172,20 @@ static int by_start(const void *a, const void *b)
 int sframe_write(const struct sframe_write_opts *o, const struct cfi_fde *fdes,
 		 size_t nfdes, struct sframe_written *out)
 {
-	int v = o->version, fde_size = v == 3 ? SFRAME_V3_FDE_SIZE :
-				      v == 2 ? SFRAME_V2_FDE_SIZE :
-					       SFRAME_V1_FDE_SIZE;
-	struct wbuf fdeb = { .be = o->be }, freb = { .be = o->be };
-	struct wbuf all = { .be = o->be };
+	int v = o->version;
+	struct sframe_layout l = {
+		.version = v, .fdes.be = o->be, .fres.be = o->be,
+	};
+	struct sframe_layout_hdr h = {
+		.flags = o->unsorted ? 0 : SFRAME_F_FDE_SORTED,
+		.abi = o->abi,
+		.fixed_ra = o->machine == 62 ? -8 : 0,
+		.addr = o->addr,
+	};
 	const struct cfi_fde **sorted;
-	size_t i, n = 0, fdeoff, freoff;
+	size_t i, n = 0;
 	unsigned int fp_reg = o->machine == 62 ? SFRAME_DWARF_AMD64_FP :
 						 SFRAME_DWARF_AARCH64_FP;
-	uint32_t nfres = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (v < 1 || v > 3)
@@ -207,7 +211,6 @@ int sframe_write(const struct sframe_write_opts *o, const struct cfi_fde *fdes,
 		}
 	}
 
-	freoff = n * fde_size;
 	for (i = 0; i < n; i++) {
 		const struct cfi_fde *f = sorted[i];
 		int asz = f->size <= 0x100 ? 1 : f->size <= 0x10000 ? 2 : 4;
@@ -216,97 +219,42 @@ int sframe_write(const struct sframe_write_opts *o, const struct cfi_fde *fdes,
 					  SFRAME_FRE_TYPE_ADDR4;
 		uint8_t info = SFRAME_FUNC_INFO(fre_type, !!f->pauth_b,
 						!!f->signal);	/* signal: v3 */
-		size_t fre_start = freb.len;
 		int flex = needs_flex(f);
 		uint32_t k;
 
-		/*
-		 * FDE: its start relative to the section (v1), or to the
-		 * field itself (v2 errata 1, v3: filled in below, once the
-		 * field's offset in the section is known).
-		 */
-		put(&fdeb, v == 1 ? f->start - o->addr : 0, v == 3 ? 8 : 4);
-		put(&fdeb, f->size, 4);
-		put(&fdeb, fre_start, 4);
-		if (v < 3) {
-			put(&fdeb, f->nrows, 4);
-			put(&fdeb, info, 1);
-			if (v == 2) {
-				put(&fdeb, 0, 1);	/* rep_size */
-				put(&fdeb, 0, 2);	/* padding */
-			}
-		} else {
-			put(&freb, f->nrows, 2);
-			put(&freb, info, 1);
-			put(&freb, flex ? SFRAME_FDE_TYPE_FLEX :
-					  SFRAME_FDE_TYPE_DEFAULT, 1);
-			put(&freb, 0, 1);		/* rep_size */
-		}
+		sframe_layout_fde(&l, f->start, f->size, f->nrows, info,
+				  flex ? SFRAME_FDE_TYPE_FLEX :
+					 SFRAME_FDE_TYPE_DEFAULT, 0);
 		for (k = 0; k < f->nrows; k++) {
 			const struct cfi_row *r = &f->rows[k];
 			struct row_words rw;
-			int wsz, j;
+			int wsz;
 
 			row_words(o, flex, r, &rw);
 			wsz = words_size(&rw);
-			put(&freb, r->start, asz);
 			/* RA undefined: an info byte of exactly 0, no words. */
 			if (!rw.n) {
-				put(&freb, 0, 1);
-				nfres++;
+				sframe_layout_fre(&l, r->start, asz, 0, NULL,
+						  0, 0);
 				continue;
 			}
 			/* FLEX: the base bit means nothing (gas writes 0). */
-			put(&freb, SFRAME_FRE_INFO(!flex && r->cfa.reg != fp_reg,
-						   rw.n,
-						   wsz == 1 ? SFRAME_FRE_WORD_1B :
-						   wsz == 2 ? SFRAME_FRE_WORD_2B :
-							      SFRAME_FRE_WORD_4B,
-						   !!r->mangled), 1);
-			for (j = 0; j < rw.n; j++)
-				put(&freb, (uint64_t)rw.w[j], wsz);
-			nfres++;
+			sframe_layout_fre(&l, r->start, asz,
+					  SFRAME_FRE_INFO(!flex && r->cfa.reg != fp_reg,
+							  rw.n,
+							  wsz == 1 ? SFRAME_FRE_WORD_1B :
+							  wsz == 2 ? SFRAME_FRE_WORD_2B :
+								     SFRAME_FRE_WORD_4B,
+							  !!r->mangled),
+					  rw.w, rw.n, wsz);
 		}
 	}
-
-	/* Header, FDEs, FREs. */
-	put(&all, SFRAME_MAGIC, 2);
-	put(&all, v, 1);
-	put(&all, (o->unsorted ? 0 : SFRAME_F_FDE_SORTED) |
-		  (v >= 2 ? SFRAME_F_FDE_FUNC_START_PCREL : 0), 1);
-	put(&all, o->abi, 1);
-	put(&all, 0, 1);				/* fixed FP offset */
-	put(&all, o->machine == 62 ? (uint8_t)-8 : 0, 1);	/* fixed RA */
-	put(&all, 0, 1);				/* auxhdr_len */
-	put(&all, n, 4);
-	put(&all, nfres, 4);
-	put(&all, freb.len, 4);
-	fdeoff = 0;
-	put(&all, fdeoff, 4);
-	put(&all, freoff, 4);
-	/* The FDE starts are relative to their own address: header first. */
-	if (v >= 2) {
-		for (i = 0; i < n; i++) {
-			size_t at = i * fde_size;
-			uint64_t field = o->addr + SFRAME_HDR_SIZE + at;
-
-			put_at(&fdeb, at, sorted[i]->start - field, v == 3 ? 8 : 4);
-		}
-	}
-	for (i = 0; i < fdeb.len; i++)
-		put(&all, fdeb.p[i], 1);
-	for (i = 0; i < freb.len; i++)
-		put(&all, freb.p[i], 1);
-	free(fdeb.p);
-	free(freb.p);
+	out->nfres = l.nfres;
 	free(sorted);
-	if (all.oom || fdeb.oom || freb.oom) {
-		free(all.p);
+	if (sframe_layout_finish(&l, &h, &out->buf, &out->len)) {
+		out->nfres = 0;
 		return -1;
 	}
-	out->buf = all.p;
-	out->len = all.len;
 	out->nfdes = n;
-	out->nfres = nfres;
 	return 0;
 }

@@ -7,7 +7,8 @@
 sframe-verify-objs := sframe-verify.o verify-x86.o verify-arm64.o \
 		      verify-fixups.o verify-ivals.o verify-exceptions.o \
 		      elf.o sframe-elf.o sframe-host-core.o
-sframe-gen-objs := sframe-gen.o cfi.o sframe-write.o sframe-object.o \
-		   sframe-merge.o dump.o elf.o sframe-elf.o sframe-host-core.o
+sframe-gen-objs := sframe-gen.o cfi.o sframe-write.o sframe-layout.o \
+		   sframe-object.o sframe-merge.o dump.o elf.o sframe-elf.o \
+		   sframe-host-core.o
 sframe-dump-objs := sframe-dump.o dump.o elf.o sframe-elf.o \
 		    sframe-host-core.o

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "encode.h"
-#include "../wbuf.h"
+#include "../sframe-layout.h"
 
 static uint64_t get(const uint8_t *p, int n, int be)
 {
@@ -71,12 +71,18 @@ static int flex_ctrl(const uint8_t *words, int wsz, int n, int i, int be)
 int sframe_encode(const struct sframe_section *sec,
 		  const struct encode_opts *o, struct encoded *out)
 {
-	struct wbuf fdes = { 0 }, fres = { 0 }, all = { 0 };
 	int be = sec->big_endian, abi = sec->abi;
-	uint32_t n = sec->num_fdes, i, kept = 0, nfres = 0;
+	uint32_t n = sec->num_fdes, i, kept = 0;
 	uint32_t *order = calloc(n + 1, sizeof(*order));
-	int stride = o->version == 3 ? 16 : o->version == 2 ? 20 : 17;
-	size_t hdr;
+	struct sframe_layout l = { .version = o->version };
+	struct sframe_layout_hdr h = {
+		.flags = o->shuffle ? 0 : (sec->flags & SFRAME_F_FDE_SORTED),
+		.fixed_fp = sec->fixed_fp,
+		.fixed_ra = sec->fixed_ra,
+		.auxhdr_len = o->auxhdr_len,
+		.addr = o->addr,
+	};
+	int err;
 
 	if (o->swap) {
 		be = !be;
@@ -84,9 +90,9 @@ int sframe_encode(const struct sframe_section *sec,
 		      SFRAME_ABI_AARCH64_ENDIAN_BIG :
 		      SFRAME_ABI_AARCH64_ENDIAN_LITTLE;
 	}
-	fdes.be = be;
-	fres.be = be;
-	all.be = be;
+	h.abi = abi;
+	l.fdes.be = be;
+	l.fres.be = be;
 	out->kept = calloc(n + 1, sizeof(*out->kept));
 	for (i = 0; i < n; i++)
 		order[i] = i;
@@ -98,13 +104,11 @@ int sframe_encode(const struct sframe_section *sec,
 			order[j] = t;
 		}
 
-	hdr = SFRAME_HDR_SIZE + o->auxhdr_len;
 	for (i = 0; i < n; i++) {
 		struct sframe_fde fde;
 		struct sframe_fre fre;
-		uint32_t p, k, fre_off = fres.len;
+		uint32_t p, k;
 		int fre_type, info;
-		size_t field;
 
 		if (sframe_get_fde(sec, order[i], &fde) ||
 		    !encodable(sec, &fde, o->version))
@@ -113,16 +117,12 @@ int sframe_encode(const struct sframe_section *sec,
 		fre_type = o->wide_starts ? SFRAME_FRE_TYPE_ADDR4 :
 					    SFRAME_FUNC_FRE_TYPE(fde.info);
 		info = (fde.info & 0xf0) | fre_type;
-		if (o->version == 3) {
-			put(&fres, fde.num_fres, 2);
-			put(&fres, info, 1);
-			put(&fres, fde.info2, 1);
-			put(&fres, fde.rep_size, 1);
-		}
+		sframe_layout_fde(&l, fde.start, fde.size, fde.num_fres, info,
+				  fde.info2, fde.rep_size);
 		for (k = 0, p = fde.fres; k < fde.num_fres; k++, p = fre.next) {
 			int asz = 1 << SFRAME_FUNC_FRE_TYPE(fde.info);
-			int wsz = 1 << SFRAME_FRE_WORD_SIZE(0);
-			int nw, w, fi;
+			int64_t w[SFRAME_FRE_WORD_COUNT(0xff)];
+			int wsz, nw, j, fi;
 			const uint8_t *words;
 
 			sframe_read_fre(sec, &fde, p, &fre);
@@ -132,69 +132,26 @@ int sframe_encode(const struct sframe_section *sec,
 			fi = fre.info;
 			if (o->wide_words)
 				fi = (fi & ~0x60) | (SFRAME_FRE_WORD_4B << 5);
-			put(&fres, fre.start, 1 << fre_type);
-			put(&fres, fi, 1);
-			for (w = 0; w < nw; w++) {
-				uint64_t v = get(words + w * wsz, wsz,
+			for (j = 0; j < nw; j++) {
+				uint64_t v = get(words + j * wsz, wsz,
 						 sec->big_endian);
 				int ctrl = sframe_fde_flex(&fde) &&
-					   flex_ctrl(words, wsz, nw, w, be);
+					   flex_ctrl(words, wsz, nw, j, be);
 
 				if (!ctrl && wsz < 8 && (v >> (8 * wsz - 1)) & 1)
 					v |= ~0ULL << (8 * wsz);	/* sign */
-				put(&fres, v, o->wide_words ? 4 : wsz);
+				w[j] = (int64_t)v;
 			}
-			nfres++;
-		}
-		field = hdr + (size_t)kept * stride;
-		if (o->version == 3) {
-			put(&fdes, fde.start - o->addr - field, 8);
-			put(&fdes, fde.size, 4);
-			put(&fdes, fre_off, 4);
-		} else {
-			uint64_t base = o->version == 2 ? o->addr + field : o->addr;
-
-			put(&fdes, fde.start - base, 4);
-			put(&fdes, fde.size, 4);
-			put(&fdes, fre_off, 4);
-			put(&fdes, fde.num_fres, 4);
-			put(&fdes, info, 1);
-			if (o->version == 2) {
-				put(&fdes, fde.rep_size, 1);
-				put(&fdes, 0, 2);
-			}
+			sframe_layout_fre(&l, fre.start, 1 << fre_type, fi, w,
+					  nw, o->wide_words ? 4 : wsz);
 		}
 		kept++;
 	}
-
-	put(&all, SFRAME_MAGIC, 2);
-	put(&all, o->version, 1);
-	put(&all, (o->shuffle ? 0 : (sec->flags & SFRAME_F_FDE_SORTED)) |
-		  (o->version >= 2 ? SFRAME_F_FDE_FUNC_START_PCREL : 0), 1);
-	put(&all, abi, 1);
-	put(&all, (uint8_t)sec->fixed_fp, 1);
-	put(&all, (uint8_t)sec->fixed_ra, 1);
-	put(&all, o->auxhdr_len, 1);
-	put(&all, kept, 4);
-	put(&all, nfres, 4);
-	put(&all, fres.len, 4);
-	put(&all, 0, 4);
-	put(&all, fdes.len, 4);
-	for (i = 0; i < (uint32_t)o->auxhdr_len; i++)
-		put(&all, 0xa5, 1);
-	put_at(&all, 0, 0, 0);
-	if (fdes.len) {
-		put(&all, 0, 0);
-		all.p = realloc(all.p, all.len + fdes.len + fres.len + 1);
-		memcpy(all.p + all.len, fdes.p, fdes.len);
-		all.len += fdes.len;
-		memcpy(all.p + all.len, fres.p, fres.len);
-		all.len += fres.len;
-	}
-	free(fdes.p);
-	free(fres.p);
 	free(order);
-	out->buf = all.p;
-	out->len = all.len;
-	return 0;
+	err = sframe_layout_finish(&l, &h, &out->buf, &out->len);
+	if (err) {
+		out->buf = NULL;
+		out->len = 0;
+	}
+	return err;
 }

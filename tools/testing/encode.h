@@ -2,8 +2,9 @@
 /*
  * Test-only SFrame encoder: re-encodes a decoded section in another
  * version, byte order, FRE start width, data-word size, FDE order and
- * auxiliary-header size, so the tests can check that the decoder gives the
- * same answers for the same rows however they are encoded.
+ * auxiliary-header size (with sframe-gen's layout, tools/sframe-layout.c),
+ * so the tests can check that the decoder gives the same answers for the
+ * same rows however they are encoded.
  */
 #ifndef _SFRAME_TEST_ENCODE_H
 #define _SFRAME_TEST_ENCODE_H
