@@ -1136,437 +1136,586 @@ static void flip_bytes(void)
 	}
 }
 
-/* Applies one in-place mutation of class c to the live section. */
-static void mutate(enum sclass c)
+/* the header's FDE count */
+static void mut_num_fdes(void)
 {
 	const struct sframe_section *sec = &sf.sec;
-	u32 i, end = sf.len - sf.hdr_end;	/* offsets past the segment */
-	const struct sframe_fre *fr;
+	u64 v;
+
+	v = PICK(0, 1, sec->num_fdes - 1, sec->num_fdes + 1,
+		 2 * sec->num_fdes,
+		 (sec->fre_base - sec->fde_base) / sec->fde_size + 1,
+		 (sf.len - sec->fde_base) / sec->fde_size + 1, 0x7fffffff,
+		 0x80000000, 0xffffffff, (u32)rnd());
+	put(SFRAME_HDR_NUM_FDES, v, 4);
+	describe(" = %#" PRIx64, v);
+}
+
+/* the header's FRE count */
+static void mut_num_fres(void)
+{
+	const struct sframe_section *sec = &sf.sec;
+	u64 v;
+
+	v = PICK(0, 1, sec->num_fres - 1, sec->num_fres + 1, 0x80000000,
+		 0xffffffff, (u32)rnd());
+	put(SFRAME_HDR_NUM_FRES, v, 4);
+	describe(" = %#" PRIx64, v);
+}
+
+/* the header's FRE sub-section length */
+static void mut_fre_len(void)
+{
+	const struct sframe_section *sec = &sf.sec;
+	u64 v;
+
+	v = PICK(0, 1, sf.fre_len - 1, sf.fre_len + 1,
+		 sf.len - sec->fre_base + 1, sf.len - sec->fre_base + 4096,
+		 0x7fffffff, 0xffffffff, (u32)rnd());
+	put(SFRAME_HDR_FRE_LEN, v, 4);
+	describe(" = %#" PRIx64, v);
+}
+
+/* the header's FDE index offset */
+static void mut_fdeoff(void)
+{
+	const struct sframe_section *sec = &sf.sec;
+	u32 end = sf.len - sf.hdr_end;	/* offsets past the segment */
+	u64 v;
+
+	v = PICK(sf.fdeoff ? 0 : 1, 1, sf.freoff, sf.freoff + 1,
+		 sf.fdeoff + sec->fde_size, end, end + 1, 0x80000000,
+		 0xffffffff, (u32)rnd());
+	put(SFRAME_HDR_FDEOFF, v, 4);
+	describe(" = %#" PRIx64, v);
+}
+
+/* the header's FRE sub-section offset */
+static void mut_freoff(void)
+{
+	const struct sframe_section *sec = &sf.sec;
+	u32 end = sf.len - sf.hdr_end;	/* offsets past the segment */
+	u64 v;
+
+	v = PICK(0, 1, sf.fdeoff, sf.fdeoff + sec->fde_size,
+		 sf.freoff - 1, sf.freoff + 1, end - sf.fre_len + 1, end,
+		 0x80000000, 0xffffffff, (u32)rnd());
+	put(SFRAME_HDR_FREOFF, v, 4);
+	describe(" = %#" PRIx64, v);
+}
+
+/* magic and version (or a consistent foreign identity) */
+static void mut_ident(void)
+{
+	const struct sframe_section *sec = &sf.sec;
+	u64 v;
+
+	if (!rndn(4)) {
+		/* consistent but foreign: big-endian, or PC-relative */
+		if (rndn(2)) {
+			put(SFRAME_HDR_MAGIC, 0xe2de, 2);
+			put(SFRAME_HDR_ABI, PICK(SFRAME_ABI_AARCH64_ENDIAN_BIG,
+						 SFRAME_ABI_S390X_ENDIAN_BIG), 1);
+			describe(" big-endian magic and abi %u", sf.live[SFRAME_HDR_ABI]);
+		} else {
+			/* v3 data read as v2: FDEs of another size */
+			v = sec->version == SFRAME_VERSION_2 ?
+			    SFRAME_VERSION_3 : SFRAME_VERSION_2;
+			put(SFRAME_HDR_VERSION, v, 1);
+			sf.live[SFRAME_HDR_FLAGS] |= SFRAME_F_FDE_FUNC_START_PCREL;
+			describe(" version %" PRIu64 " with PC-relative starts",
+				 v);
+		}
+	} else if (rndn(2)) {
+		v = PICK(0, 0xe2de /* big-endian magic */, 0xdee3, 0xffff,
+			 (u16)rnd());
+		put(SFRAME_HDR_MAGIC, v, 2);
+		describe(" magic = %#" PRIx64, v);
+	} else {
+		v = PICK(0, sec->version == 1 ? 2 : 1, 3, 4, 0x7f, 0xff);
+		put(SFRAME_HDR_VERSION, v, 1);
+		describe(" version = %" PRIu64, v);
+	}
+}
+
+/* ABI or flags */
+static void mut_abi_flags(void)
+{
+	const struct sframe_section *sec = &sf.sec;
+	u64 v;
+
+	if (rndn(2)) {
+		do {
+			v = PICK(0, 1, 2, 3, 4, 5, 0x7f, 0xff);
+		} while (v == SFRAME_ABI);
+		put(SFRAME_HDR_ABI, v, 1);
+		describe(" abi = %" PRIu64, v);
+	} else {
+		v = PICK(0, SFRAME_F_FRAME_POINTER,
+			 SFRAME_F_FDE_FUNC_START_PCREL | sec->flags, 0x7, 0x80,
+			 0xff);
+		put(SFRAME_HDR_FLAGS, v, 1);
+		describe(" flags = %#" PRIx64, v);
+	}
+}
+
+/* auxiliary header length or a fixed offset */
+static void mut_aux_fixed(void)
+{
+	u64 v;
+
+	switch (rndn(3)) {
+	case 0:
+		v = PICK(1, 3, 8, 0xff, rndn(256));
+		put(SFRAME_HDR_AUXHDR_LEN, v, 1);
+		describe(" auxhdr_len = %" PRIu64, v);
+		break;
+	case 1:
+		v = PICK(0, 0x7f, 0x80, 0xf0, 0x10, rndn(256));
+		put(SFRAME_HDR_FIXED_FP, v, 1);
+		describe(" fixed_fp = %d", (s8)v);
+		break;
+	default:
+		v = PICK(0, 0x7f, 0x80, 0xf0, 0x10, rndn(256));
+		put(SFRAME_HDR_FIXED_RA, v, 1);
+		describe(" fixed_ra = %d", (s8)v);
+		break;
+	}
+}
+
+/* FDE entries reordered, flagged sorted */
+static void mut_unsorted(void)
+{
+	const struct sframe_section *sec = &sf.sec;
+	u32 i;
+	static const char *const unsorted_names[] = {
+		"reversed", "rotated", "two swapped", "shuffled",
+	};
+	/* FDE entries moved (start fields kept pointing at their function) */
+	u32 n = sec->num_fdes, *perm = calloc(n, sizeof(*perm));
+	unsigned int how = rndn(4);
+
+	if (!perm)
+		die(1, "out of memory");
+	for (i = 0; i < n; i++)
+		perm[i] = how == 0 ? n - 1 - i : how == 1 ? (i + 1) % n : i;
+	if (how == 2 && n > 1) {	/* a chain FDE swapped with another */
+		u32 a = pick_fde(), b = rndn(n);
+
+		if (a == b)
+			b = (a + 1) % n;
+		perm[a] = b;
+		perm[b] = a;
+	}
+	if (how == 3)
+		for (i = n - 1; i > 0; i--) {
+			u32 j = rndn(i + 1), t = perm[i];
+
+			perm[i] = perm[j];
+			perm[j] = t;
+		}
+	for (i = 0; i < n; i++) {	/* entry i gets old entry perm[i] */
+		memcpy(sf.live + fde_entry(i), sf.orig + fde_entry(perm[i]),
+		       sec->fde_size);
+		set_fde_start(i, sf.fdes[perm[i]].d.start);
+	}
+	sf.live[SFRAME_HDR_FLAGS] |= SFRAME_F_FDE_SORTED;
+	describe(" (%s)", unsorted_names[how]);
+	free(perm);
+}
+
+/* an FDE's start: itself, the kernel, another function, extremes */
+static void mut_fde_start(void)
+{
+	const struct sframe_section *sec = &sf.sec;
+	u32 i;
+	struct sframe_field f;
+	u64 v;
+	u32 prev, next;
+
+	i = pick_fde();
+	prev = i ? i - 1 : sec->num_fdes - 1;
+	next = (i + 1) % sec->num_fdes;
+	describe(" fde %u (%s)", i, fde_name(i));
+	switch (rndn(8)) {
+	case 0:
+		describe(" -> itself");
+		set_fde_start(i, sf.addr + fde_entry(i));
+		break;
+	case 1:
+		describe(" -> kernel %#llx", KERNEL_ADDR);
+		set_fde_start(i, KERNEL_ADDR);
+		break;
+	case 2:
+		describe(" -> fde %u's start (overlap)", prev);
+		set_fde_start(i, sf.fdes[prev].d.start);
+		break;
+	case 3:
+		describe(" -> fde %u's start (overlap)", next);
+		set_fde_start(i, sf.fdes[next].d.start);
+		break;
+	case 4:
+		describe(" -> fde %u's start, size 0xffffffff", prev);
+		set_fde_start(i, sf.fdes[prev].d.start);
+		put_field(fde_field(i, SFRAME_FIELD_FDE_SIZE), 0xffffffff);
+		break;
+	case 5:
+		/* the field's extremes: 0, max, min, -1 */
+		f = fde_field(i, SFRAME_FIELD_FDE_START);
+		v = PICK(0, smax(f.len), smax(f.len) + 1, ~0ULL);
+		describe(" raw = %#" PRIx64,
+			 f.len < 8 ? v & ((1ULL << 8 * f.len) - 1) : v);
+		put_field(f, v);
+		break;
+	case 6:
+		v = PICK(1, (u64)-1, 4, (u64)-4, 16);
+		describe(" += %" PRId64, (s64)v);
+		set_fde_start(i, sf.fdes[i].d.start + v);
+		break;
+	default:
+		describe(" -> the section's start");
+		set_fde_start(i, sf.addr);
+		break;
+	}
+}
+
+/* an FDE's size */
+static void mut_fde_size(void)
+{
+	u32 i;
+	u64 v;
+
+	i = pick_fde();
+	v = PICK(0, 1, 0xffffffff, 0x80000000, sf.fdes[i].d.size + 1,
+		 2 * sf.fdes[i].d.size, (u32)rnd());
+	put_field(fde_field(i, SFRAME_FIELD_FDE_SIZE), v);
+	describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i), v);
+}
+
+/* an FDE's FRE offset */
+static void mut_fde_freoff(void)
+{
+	u32 i;
+	struct sframe_field f;
+	u64 v;
+	u32 fre_off;
+
+	i = pick_fde();
+	f = fde_field(i, SFRAME_FIELD_FDE_FRE_OFF);
+	fre_off = get_orig(f.off, f.len);
+	/* back to earlier FREs (another FDE's, its own +-1), past the end */
+	v = PICK(i ? get_orig(fde_field(rndn(i), SFRAME_FIELD_FDE_FRE_OFF).off,
+			      f.len) : 0,
+		 0, fre_off + 1, fre_off ? fre_off - 1 : 1, sf.fre_len,
+		 sf.fre_len - 1, 0x80000000, 0xffffffff, (u32)rnd());
+	put_field(f, v);
+	describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i), v);
+}
+
+/* an FDE's FRE count */
+static void mut_fde_nfres(void)
+{
+	u32 i;
+	struct sframe_field f;
+	u64 v;
+	u32 fre_off;
+
+	i = pick_fde();
+	f = fde_field(i, SFRAME_FIELD_FDE_FRE_OFF);
+	fre_off = get_orig(f.off, f.len);
+	f = fde_field(i, SFRAME_FIELD_FDE_NUM_FRES);
+	v = PICK(0, sf.fdes[i].d.num_fres + 1, sf.fre_len - fre_off + 1,
+		 0xff, 0xffff, 0x10000, 0x7fffffff, 0xffffffff,
+		 (u32)rnd());
+	put_field(f, v);
+	describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i),
+		 v & ((1ULL << 8 * f.len) - 1));
+}
+
+/* PCMASK FDEs */
+static void mut_pcmask(void)
+{
+	const struct sframe_section *sec = &sf.sec;
+	u32 i;
 	struct sframe_field f;
 	u64 v;
 
-	describe("%s", sclass_names[c]);
-	switch (c) {
-	case S_FLIP:
-		flip_bytes();
-		break;
-	case S_NUM_FDES:
-		v = PICK(0, 1, sec->num_fdes - 1, sec->num_fdes + 1,
-			 2 * sec->num_fdes,
-			 (sec->fre_base - sec->fde_base) / sec->fde_size + 1,
-			 (sf.len - sec->fde_base) / sec->fde_size + 1, 0x7fffffff,
-			 0x80000000, 0xffffffff, (u32)rnd());
-		put(SFRAME_HDR_NUM_FDES, v, 4);
-		describe(" = %#" PRIx64, v);
-		break;
-	case S_NUM_FRES:
-		v = PICK(0, 1, sec->num_fres - 1, sec->num_fres + 1, 0x80000000,
-			 0xffffffff, (u32)rnd());
-		put(SFRAME_HDR_NUM_FRES, v, 4);
-		describe(" = %#" PRIx64, v);
-		break;
-	case S_FRE_LEN:
-		v = PICK(0, 1, sf.fre_len - 1, sf.fre_len + 1,
-			 sf.len - sec->fre_base + 1, sf.len - sec->fre_base + 4096,
-			 0x7fffffff, 0xffffffff, (u32)rnd());
-		put(SFRAME_HDR_FRE_LEN, v, 4);
-		describe(" = %#" PRIx64, v);
-		break;
-	case S_FDEOFF:
-		v = PICK(sf.fdeoff ? 0 : 1, 1, sf.freoff, sf.freoff + 1,
-			 sf.fdeoff + sec->fde_size, end, end + 1, 0x80000000,
-			 0xffffffff, (u32)rnd());
-		put(SFRAME_HDR_FDEOFF, v, 4);
-		describe(" = %#" PRIx64, v);
-		break;
-	case S_FREOFF:
-		v = PICK(0, 1, sf.fdeoff, sf.fdeoff + sec->fde_size,
-			 sf.freoff - 1, sf.freoff + 1, end - sf.fre_len + 1, end,
-			 0x80000000, 0xffffffff, (u32)rnd());
-		put(SFRAME_HDR_FREOFF, v, 4);
-		describe(" = %#" PRIx64, v);
-		break;
-	case S_IDENT:
-		if (!rndn(4)) {
-			/* consistent but foreign: big-endian, or PC-relative */
-			if (rndn(2)) {
-				put(SFRAME_HDR_MAGIC, 0xe2de, 2);
-				put(SFRAME_HDR_ABI, PICK(SFRAME_ABI_AARCH64_ENDIAN_BIG,
-							 SFRAME_ABI_S390X_ENDIAN_BIG), 1);
-				describe(" big-endian magic and abi %u", sf.live[SFRAME_HDR_ABI]);
-			} else {
-				/* v3 data read as v2: FDEs of another size */
-				v = sec->version == SFRAME_VERSION_2 ?
-				    SFRAME_VERSION_3 : SFRAME_VERSION_2;
-				put(SFRAME_HDR_VERSION, v, 1);
-				sf.live[SFRAME_HDR_FLAGS] |= SFRAME_F_FDE_FUNC_START_PCREL;
-				describe(" version %" PRIu64 " with PC-relative starts",
-					 v);
-			}
-		} else if (rndn(2)) {
-			v = PICK(0, 0xe2de /* big-endian magic */, 0xdee3, 0xffff,
-				 (u16)rnd());
-			put(SFRAME_HDR_MAGIC, v, 2);
-			describe(" magic = %#" PRIx64, v);
-		} else {
-			v = PICK(0, sec->version == 1 ? 2 : 1, 3, 4, 0x7f, 0xff);
-			put(SFRAME_HDR_VERSION, v, 1);
-			describe(" version = %" PRIu64, v);
-		}
-		break;
-	case S_ABI_FLAGS:
-		if (rndn(2)) {
-			do {
-				v = PICK(0, 1, 2, 3, 4, 5, 0x7f, 0xff);
-			} while (v == SFRAME_ABI);
-			put(SFRAME_HDR_ABI, v, 1);
-			describe(" abi = %" PRIu64, v);
-		} else {
-			v = PICK(0, SFRAME_F_FRAME_POINTER,
-				 SFRAME_F_FDE_FUNC_START_PCREL | sec->flags, 0x7, 0x80,
-				 0xff);
-			put(SFRAME_HDR_FLAGS, v, 1);
-			describe(" flags = %#" PRIx64, v);
-		}
-		break;
-	case S_AUX_FIXED:
-		switch (rndn(3)) {
-		case 0:
-			v = PICK(1, 3, 8, 0xff, rndn(256));
-			put(SFRAME_HDR_AUXHDR_LEN, v, 1);
-			describe(" auxhdr_len = %" PRIu64, v);
-			break;
-		case 1:
-			v = PICK(0, 0x7f, 0x80, 0xf0, 0x10, rndn(256));
-			put(SFRAME_HDR_FIXED_FP, v, 1);
-			describe(" fixed_fp = %d", (s8)v);
-			break;
-		default:
-			v = PICK(0, 0x7f, 0x80, 0xf0, 0x10, rndn(256));
-			put(SFRAME_HDR_FIXED_RA, v, 1);
-			describe(" fixed_ra = %d", (s8)v);
-			break;
-		}
-		break;
-	case S_UNSORTED: {
-		static const char *const unsorted_names[] = {
-			"reversed", "rotated", "two swapped", "shuffled",
-		};
-		/* FDE entries moved (start fields kept pointing at their function) */
-		u32 n = sec->num_fdes, *perm = calloc(n, sizeof(*perm));
-		unsigned int how = rndn(4);
-
-		if (!perm)
-			die(1, "out of memory");
-		for (i = 0; i < n; i++)
-			perm[i] = how == 0 ? n - 1 - i : how == 1 ? (i + 1) % n : i;
-		if (how == 2 && n > 1) {	/* a chain FDE swapped with another */
-			u32 a = pick_fde(), b = rndn(n);
-
-			if (a == b)
-				b = (a + 1) % n;
-			perm[a] = b;
-			perm[b] = a;
-		}
-		if (how == 3)
-			for (i = n - 1; i > 0; i--) {
-				u32 j = rndn(i + 1), t = perm[i];
-
-				perm[i] = perm[j];
-				perm[j] = t;
-			}
-		for (i = 0; i < n; i++) {	/* entry i gets old entry perm[i] */
-			memcpy(sf.live + fde_entry(i), sf.orig + fde_entry(perm[i]),
-			       sec->fde_size);
-			set_fde_start(i, sf.fdes[perm[i]].d.start);
-		}
-		sf.live[SFRAME_HDR_FLAGS] |= SFRAME_F_FDE_SORTED;
-		describe(" (%s)", unsorted_names[how]);
-		free(perm);
-		break;
-	}
-	case S_FDE_START: {
-		u32 prev, next;
-
+	if (rndn(4)) {
 		i = pick_fde();
-		prev = i ? i - 1 : sec->num_fdes - 1;
-		next = (i + 1) % sec->num_fdes;
+		sf.live[fde_field(i, SFRAME_FIELD_FDE_INFO).off] |=
+			SFRAME_PC_TYPE_MASK << 4;
 		describe(" fde %u (%s)", i, fde_name(i));
-		switch (rndn(8)) {
-		case 0:
-			describe(" -> itself");
-			set_fde_start(i, sf.addr + fde_entry(i));
-			break;
-		case 1:
-			describe(" -> kernel %#llx", KERNEL_ADDR);
-			set_fde_start(i, KERNEL_ADDR);
-			break;
-		case 2:
-			describe(" -> fde %u's start (overlap)", prev);
-			set_fde_start(i, sf.fdes[prev].d.start);
-			break;
-		case 3:
-			describe(" -> fde %u's start (overlap)", next);
-			set_fde_start(i, sf.fdes[next].d.start);
-			break;
-		case 4:
-			describe(" -> fde %u's start, size 0xffffffff", prev);
-			set_fde_start(i, sf.fdes[prev].d.start);
-			put_field(fde_field(i, SFRAME_FIELD_FDE_SIZE), 0xffffffff);
-			break;
-		case 5:
-			/* the field's extremes: 0, max, min, -1 */
-			f = fde_field(i, SFRAME_FIELD_FDE_START);
-			v = PICK(0, smax(f.len), smax(f.len) + 1, ~0ULL);
-			describe(" raw = %#" PRIx64,
-				 f.len < 8 ? v & ((1ULL << 8 * f.len) - 1) : v);
+		f = fde_field(i, SFRAME_FIELD_FDE_REP_SIZE);
+		if (f.len) {		/* not in v1 */
+			v = PICK(0, 1, 16, 0xff);
 			put_field(f, v);
-			break;
-		case 6:
-			v = PICK(1, (u64)-1, 4, (u64)-4, 16);
-			describe(" += %" PRId64, (s64)v);
-			set_fde_start(i, sf.fdes[i].d.start + v);
-			break;
-		default:
-			describe(" -> the section's start");
-			set_fde_start(i, sf.addr);
-			break;
+			describe(" rep_size %" PRIu64, v);
 		}
-		break;
-	}
-	case S_FDE_SIZE:
-		i = pick_fde();
-		v = PICK(0, 1, 0xffffffff, 0x80000000, sf.fdes[i].d.size + 1,
-			 2 * sf.fdes[i].d.size, (u32)rnd());
-		put_field(fde_field(i, SFRAME_FIELD_FDE_SIZE), v);
-		describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i), v);
-		break;
-	case S_FDE_FREOFF: {
-		u32 fre_off;
-
-		i = pick_fde();
-		f = fde_field(i, SFRAME_FIELD_FDE_FRE_OFF);
-		fre_off = get_orig(f.off, f.len);
-		/* back to earlier FREs (another FDE's, its own +-1), past the end */
-		v = PICK(i ? get_orig(fde_field(rndn(i), SFRAME_FIELD_FDE_FRE_OFF).off,
-				      f.len) : 0,
-			 0, fre_off + 1, fre_off ? fre_off - 1 : 1, sf.fre_len,
-			 sf.fre_len - 1, 0x80000000, 0xffffffff, (u32)rnd());
-		put_field(f, v);
-		describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i), v);
-		break;
-	}
-	case S_FDE_NFRES: {
-		u32 fre_off;
-
-		i = pick_fde();
-		f = fde_field(i, SFRAME_FIELD_FDE_FRE_OFF);
-		fre_off = get_orig(f.off, f.len);
-		f = fde_field(i, SFRAME_FIELD_FDE_NUM_FRES);
-		v = PICK(0, sf.fdes[i].d.num_fres + 1, sf.fre_len - fre_off + 1,
-			 0xff, 0xffff, 0x10000, 0x7fffffff, 0xffffffff,
-			 (u32)rnd());
-		put_field(f, v);
-		describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i),
-			 v & ((1ULL << 8 * f.len) - 1));
-		break;
-	}
-	case S_PCMASK:
-		if (rndn(4)) {
-			i = pick_fde();
+	} else {
+		for (i = 0; i < sec->num_fdes; i++)
 			sf.live[fde_field(i, SFRAME_FIELD_FDE_INFO).off] |=
 				SFRAME_PC_TYPE_MASK << 4;
-			describe(" fde %u (%s)", i, fde_name(i));
-			f = fde_field(i, SFRAME_FIELD_FDE_REP_SIZE);
-			if (f.len) {		/* not in v1 */
-				v = PICK(0, 1, 16, 0xff);
-				put_field(f, v);
-				describe(" rep_size %" PRIu64, v);
-			}
-		} else {
-			for (i = 0; i < sec->num_fdes; i++)
-				sf.live[fde_field(i, SFRAME_FIELD_FDE_INFO).off] |=
-					SFRAME_PC_TYPE_MASK << 4;
-			describe(" every fde");
-		}
-		break;
-	case S_FDE_INFO:
-		i = pick_fde();
-		v = sf.fdes[i].d.info;
-		switch (rndn(4)) {
-		case 0:				/* start-address type 3..15 */
-			v = (v & ~0xfULL) | (3 + rndn(13));
-			break;
-		case 1:				/* another valid type */
-			v = (v & ~0xfULL) | ((SFRAME_FUNC_FRE_TYPE(v) + 1 + rndn(2)) % 3);
-			break;
-		case 2:
-			v = PICK(v | 0x20, 0xff, 0);
-			break;
-		default:
-			v = rndn(256);
-			break;
-		}
-		put_field(fde_field(i, SFRAME_FIELD_FDE_INFO), v);
-		describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i), v);
-		f = fde_field(i, SFRAME_FIELD_FDE_INFO2);
-		if (f.len && !rndn(4)) {	/* v3: the FDE type too */
-			v = PICK(SFRAME_FDE_TYPE_DEFAULT, SFRAME_FDE_TYPE_FLEX,
-				 2, 0x1f, 0xff, rndn(256));
-			put_field(f, v);
-			describe(" info2 = %#" PRIx64, v);
-		}
-		break;
-	case S_FRE_CFA:
-	case S_FRE_RA_FP: {
-		enum sframe_field_id id = SFRAME_FIELD_FRE_CFA;
-		bool all = !rndn(4);
-		u32 k;
-
-		i = pick_fde();
-		fr = pick_fre(i);
-		if (!fr) {
-			flip_bytes();
-			break;
-		}
-		if (c == S_FRE_RA_FP) {
-			bool ra = rndn(2);
-
-			/* no word in the row: the header's fixed offset */
-			id = ra ? SFRAME_FIELD_FRE_RA : SFRAME_FIELD_FRE_FP;
-			if (ra && !fre_field(i, fr, id).len) {
-				v = PICK(0 /* RA at the CFA */, 8, 0xf0, 0x7f, 0x80);
-				put(SFRAME_HDR_FIXED_RA, v, 1);
-				describe(" fixed_ra = %d", (s8)v);
-				break;
-			}
-			if (!fre_field(i, fr, id).len) {
-				v = PICK(0, 8, 0x80);
-				put(SFRAME_HDR_FIXED_FP, v, 1);
-				describe(" fixed_fp = %d", (s8)v);
-				break;
-			}
-		}
-		f = fre_field(i, fr, id);
-		if (!f.len) {			/* a row without words */
-			flip_bytes();
-			break;
-		}
-		describe(" fde %u (%s) %s %s word", i, fde_name(i),
-			 all ? "every fre" : "one fre",
-			 id == SFRAME_FIELD_FRE_CFA ? "CFA" :
-			 id == SFRAME_FIELD_FRE_RA ? "RA" : "FP");
-		/* RA/FP: at the CFA itself half of the time */
-		v = c == S_FRE_RA_FP && rndn(2) ? 0 : word_extreme(f.len);
-		describe(" = %#" PRIx64, v & ((1ULL << (8 * f.len - 1) << 1) - 1));
-		if (!all) {
-			put_field(f, v);
-			break;
-		}
-		for (k = 0; k < sf.fdes[i].nfres; k++)
-			put_field(fre_field(i, &sf.fres[sf.fdes[i].first + k], id),
-				  v);
-		break;
+		describe(" every fde");
 	}
-	case S_FRE_INFO:
-		i = pick_fde();
-		fr = pick_fre(i);
-		if (!fr) {
-			flip_bytes();
-			break;
-		}
-		v = fr->info;
-		switch (rndn(6)) {
-		case 0:
-			v &= ~0x1eULL;			/* no words */
-			break;
-		case 1:
-			v |= 0x1e;			/* 15 words */
-			break;
-		case 2:				/* one more */
-			v = (v & ~0x1eULL) | ((sframe_fre_words(fr) + 1) << 1);
-			break;
-		case 3:
-			v |= 0x60;			/* word size 3 */
-			break;
-		case 4:
-			v ^= 1 | 0x80;			/* base register, mangled RA */
-			break;
-		default:
-			v = rndn(256);
-			break;
-		}
-		put_field(fre_field(i, fr, SFRAME_FIELD_FRE_INFO), v);
-		describe(" fde %u (%s) fre at %u info = %#" PRIx64, i, fde_name(i),
-			 fr->off, v);
-		break;
-	case S_FRE_START: {
-		u64 max;
+}
 
-		i = pick_fde();
-		fr = pick_fre(i);
-		if (!fr) {
-			flip_bytes();
-			break;
-		}
-		f = fre_field(i, fr, SFRAME_FIELD_FRE_START);
-		max = f.len == 4 ? 0xffffffffULL : (1ULL << (8 * f.len)) - 1;
-		if (fr == &sf.fres[sf.fdes[i].first]) {
-			v = PICK(1, sf.fdes[i].d.size, max);	/* nothing covers the entry */
-		} else {
-			u64 prev = fr[-1].start;
+/* an FDE's info byte (v3: its type too) */
+static void mut_fde_info(void)
+{
+	u32 i;
+	struct sframe_field f;
+	u64 v;
 
-			v = PICK(prev, prev ? prev - 1 : 0, 0, sf.fdes[i].d.size, max,
-				 rnd() & max);
-		}
-		put_field(f, v);
-		describe(" fde %u (%s) fre at %u start = %#" PRIx64, i, fde_name(i),
-			 fr->off, v);
+	i = pick_fde();
+	v = sf.fdes[i].d.info;
+	switch (rndn(4)) {
+	case 0:				/* start-address type 3..15 */
+		v = (v & ~0xfULL) | (3 + rndn(13));
 		break;
-	}
-	case S_TRUNCATE:
-		v = PICK(rndn(sf.used), sec->fre_base, sec->fde_base, sf.used - 1,
-			 sf.hdr_end, SFRAME_HDR_SIZE,
-			 sec->fre_base + rndn(sf.fre_len + 1));
-		if (v > sf.used)
-			v = sf.used;
-		memset(sf.live + v, 0, sf.used - v);
-		describe(" zeroed from %" PRIu64 " of %zu", v, sf.used);
+	case 1:				/* another valid type */
+		v = (v & ~0xfULL) | ((SFRAME_FUNC_FRE_TYPE(v) + 1 + rndn(2)) % 3);
 		break;
-	case S_RANDOM: {
-		u32 from, len, k;
-
-		switch (rndn(4)) {
-		case 0:
-			i = pick_fde();
-			from = fde_entry(i);
-			len = sec->fde_size;
-			describe(" fde %u (%s)", i, fde_name(i));
-			break;
-		case 1:
-			fr = pick_fre(pick_fde());
-			from = fr ? fr->off : sec->fre_base;
-			len = fr ? fr->next - fr->off : 4;
-			describe(" fre at %u", from);
-			break;
-		case 2:
-			from = 0;
-			len = SFRAME_HDR_SIZE;
-			describe(" header");
-			break;
-		default:
-			from = rndn(sf.used);
-			len = 1 + rndn(64);
-			describe(" %u at %u", len, from);
-			break;
-		}
-		for (k = 0; k < len && from + k < sf.used; k++)
-			sf.live[from + k] = rnd();
+	case 2:
+		v = PICK(v | 0x20, 0xff, 0);
 		break;
-	}
 	default:
+		v = rndn(256);
 		break;
 	}
+	put_field(fde_field(i, SFRAME_FIELD_FDE_INFO), v);
+	describe(" fde %u (%s) = %#" PRIx64, i, fde_name(i), v);
+	f = fde_field(i, SFRAME_FIELD_FDE_INFO2);
+	if (f.len && !rndn(4)) {	/* v3: the FDE type too */
+		v = PICK(SFRAME_FDE_TYPE_DEFAULT, SFRAME_FDE_TYPE_FLEX,
+			 2, 0x1f, 0xff, rndn(256));
+		put_field(f, v);
+		describe(" info2 = %#" PRIx64, v);
+	}
+}
+
+/* a CFA word, or (@ra_fp) an RA or FP word, of one or every row of an FDE */
+static void mut_fre_word(bool ra_fp)
+{
+	u32 i;
+	const struct sframe_fre *fr;
+	struct sframe_field f;
+	u64 v;
+	enum sframe_field_id id = SFRAME_FIELD_FRE_CFA;
+	bool all = !rndn(4);
+	u32 k;
+
+	i = pick_fde();
+	fr = pick_fre(i);
+	if (!fr) {
+		flip_bytes();
+		return;
+	}
+	if (ra_fp) {
+		bool ra = rndn(2);
+
+		/* no word in the row: the header's fixed offset */
+		id = ra ? SFRAME_FIELD_FRE_RA : SFRAME_FIELD_FRE_FP;
+		if (ra && !fre_field(i, fr, id).len) {
+			v = PICK(0 /* RA at the CFA */, 8, 0xf0, 0x7f, 0x80);
+			put(SFRAME_HDR_FIXED_RA, v, 1);
+			describe(" fixed_ra = %d", (s8)v);
+			return;
+		}
+		if (!fre_field(i, fr, id).len) {
+			v = PICK(0, 8, 0x80);
+			put(SFRAME_HDR_FIXED_FP, v, 1);
+			describe(" fixed_fp = %d", (s8)v);
+			return;
+		}
+	}
+	f = fre_field(i, fr, id);
+	if (!f.len) {			/* a row without words */
+		flip_bytes();
+		return;
+	}
+	describe(" fde %u (%s) %s %s word", i, fde_name(i),
+		 all ? "every fre" : "one fre",
+		 id == SFRAME_FIELD_FRE_CFA ? "CFA" :
+		 id == SFRAME_FIELD_FRE_RA ? "RA" : "FP");
+	/* RA/FP: at the CFA itself half of the time */
+	v = ra_fp && rndn(2) ? 0 : word_extreme(f.len);
+	describe(" = %#" PRIx64, v & ((1ULL << (8 * f.len - 1) << 1) - 1));
+	if (!all) {
+		put_field(f, v);
+		return;
+	}
+	for (k = 0; k < sf.fdes[i].nfres; k++)
+		put_field(fre_field(i, &sf.fres[sf.fdes[i].first + k], id),
+			  v);
+}
+
+/* an FRE's info byte */
+static void mut_fre_info(void)
+{
+	u32 i;
+	const struct sframe_fre *fr;
+	u64 v;
+
+	i = pick_fde();
+	fr = pick_fre(i);
+	if (!fr) {
+		flip_bytes();
+		return;
+	}
+	v = fr->info;
+	switch (rndn(6)) {
+	case 0:
+		v &= ~0x1eULL;			/* no words */
+		break;
+	case 1:
+		v |= 0x1e;			/* 15 words */
+		break;
+	case 2:				/* one more */
+		v = (v & ~0x1eULL) | ((sframe_fre_words(fr) + 1) << 1);
+		break;
+	case 3:
+		v |= 0x60;			/* word size 3 */
+		break;
+	case 4:
+		v ^= 1 | 0x80;			/* base register, mangled RA */
+		break;
+	default:
+		v = rndn(256);
+		break;
+	}
+	put_field(fre_field(i, fr, SFRAME_FIELD_FRE_INFO), v);
+	describe(" fde %u (%s) fre at %u info = %#" PRIx64, i, fde_name(i),
+		 fr->off, v);
+}
+
+/* an FRE's start */
+static void mut_fre_start(void)
+{
+	u32 i;
+	const struct sframe_fre *fr;
+	struct sframe_field f;
+	u64 v;
+	u64 max;
+
+	i = pick_fde();
+	fr = pick_fre(i);
+	if (!fr) {
+		flip_bytes();
+		return;
+	}
+	f = fre_field(i, fr, SFRAME_FIELD_FRE_START);
+	max = f.len == 4 ? 0xffffffffULL : (1ULL << (8 * f.len)) - 1;
+	if (fr == &sf.fres[sf.fdes[i].first]) {
+		v = PICK(1, sf.fdes[i].d.size, max);	/* nothing covers the entry */
+	} else {
+		u64 prev = fr[-1].start;
+
+		v = PICK(prev, prev ? prev - 1 : 0, 0, sf.fdes[i].d.size, max,
+			 rnd() & max);
+	}
+	put_field(f, v);
+	describe(" fde %u (%s) fre at %u start = %#" PRIx64, i, fde_name(i),
+		 fr->off, v);
+}
+
+/* the section zeroed from some offset on */
+static void mut_truncate(void)
+{
+	const struct sframe_section *sec = &sf.sec;
+	u64 v;
+
+	v = PICK(rndn(sf.used), sec->fre_base, sec->fde_base, sf.used - 1,
+		 sf.hdr_end, SFRAME_HDR_SIZE,
+		 sec->fre_base + rndn(sf.fre_len + 1));
+	if (v > sf.used)
+		v = sf.used;
+	memset(sf.live + v, 0, sf.used - v);
+	describe(" zeroed from %" PRIu64 " of %zu", v, sf.used);
+}
+
+/* random bytes over an FDE, an FRE, the header or anywhere */
+static void mut_random(void)
+{
+	const struct sframe_section *sec = &sf.sec;
+	u32 i;
+	const struct sframe_fre *fr;
+	u32 from, len, k;
+
+	switch (rndn(4)) {
+	case 0:
+		i = pick_fde();
+		from = fde_entry(i);
+		len = sec->fde_size;
+		describe(" fde %u (%s)", i, fde_name(i));
+		break;
+	case 1:
+		fr = pick_fre(pick_fde());
+		from = fr ? fr->off : sec->fre_base;
+		len = fr ? fr->next - fr->off : 4;
+		describe(" fre at %u", from);
+		break;
+	case 2:
+		from = 0;
+		len = SFRAME_HDR_SIZE;
+		describe(" header");
+		break;
+	default:
+		from = rndn(sf.used);
+		len = 1 + rndn(64);
+		describe(" %u at %u", len, from);
+		break;
+	}
+	for (k = 0; k < len && from + k < sf.used; k++)
+		sf.live[from + k] = rnd();
+}
+
+/* a CFA word of one or every row */
+static void mut_fre_cfa(void)
+{
+	mut_fre_word(false);
+}
+
+/* an RA or FP word (or the fixed offset in its place) */
+static void mut_fre_ra_fp(void)
+{
+	mut_fre_word(true);
+}
+
+/*
+ * The in-place mutations, one per class; the others (flapping, munmap,
+ * PROT_NONE) act on the mapping, not on the bytes.
+ */
+static void (*const section_mutations[NSCLASS])(void) = {
+	[S_FLIP]		= flip_bytes,
+	[S_NUM_FDES]		= mut_num_fdes,
+	[S_NUM_FRES]		= mut_num_fres,
+	[S_FRE_LEN]		= mut_fre_len,
+	[S_FDEOFF]		= mut_fdeoff,
+	[S_FREOFF]		= mut_freoff,
+	[S_IDENT]		= mut_ident,
+	[S_ABI_FLAGS]		= mut_abi_flags,
+	[S_AUX_FIXED]		= mut_aux_fixed,
+	[S_UNSORTED]		= mut_unsorted,
+	[S_FDE_START]		= mut_fde_start,
+	[S_FDE_SIZE]		= mut_fde_size,
+	[S_FDE_FREOFF]		= mut_fde_freoff,
+	[S_FDE_NFRES]		= mut_fde_nfres,
+	[S_PCMASK]		= mut_pcmask,
+	[S_FDE_INFO]		= mut_fde_info,
+	[S_FRE_CFA]		= mut_fre_cfa,
+	[S_FRE_RA_FP]		= mut_fre_ra_fp,
+	[S_FRE_INFO]		= mut_fre_info,
+	[S_FRE_START]		= mut_fre_start,
+	[S_TRUNCATE]		= mut_truncate,
+	[S_RANDOM]		= mut_random,
+};
+
+/* Applies one in-place mutation of class c to the live section. */
+static void mutate(enum sclass c)
+{
+	describe("%s", sclass_names[c]);
+	if (section_mutations[c])
+		section_mutations[c]();
 }
 
 /* flap: a mutation whose bytes the leaf flips back and forth while spinning */
