@@ -52,20 +52,9 @@ rm -f "$RESULTS"/*-"$name".txt "$num"
 stages=$RESULTS/stages-$name.txt
 : >"$stages"
 
-stage() {
-	local what=$1 t0
-	shift
-	t0=$(date +%s)
-	echo "[$V $A] $what ..."
-	if "$@"; then
-		echo "[$V $A] $what: done in $(( $(date +%s) - t0 )) s"
-		echo "PASS: $V-$A: stage $what" >>"$stages"
-	else
-		echo "[$V $A] $what: FAILED after $(( $(date +%s) - t0 )) s"
-		echo "FAIL: $V-$A: stage $what" >>"$stages"
-		return 1
-	fi
-}
+STAGE_TAG="$V $A"
+STAGE_FILE=$stages
+STAGE_PREFIX="$V-$A: "
 
 numbers() {
 	local v=$OUT/vmlinux t s orc fdes

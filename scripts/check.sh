@@ -24,21 +24,10 @@ esac
 mkdir -p "$R" build/logs
 rm -f "$R"/*.txt build/*/results/*.txt
 start=$(date +%s)
-
-stage() {
-	local name=$1; shift
-	local t0
-	t0=$(date +%s)
-	echo "[check] $name ..."
-	if "$@"; then
-		echo "[check] $name: done in $(( $(date +%s) - t0 )) s"
-	else
-		echo "[check] $name: FAILED after $(( $(date +%s) - t0 )) s"
-		echo "FAIL: stage $name" >> "$R/stages.txt"
-		return 1
-	fi
-	echo "PASS: stage $name" >> "$R/stages.txt"
-}
+# shellcheck source=scripts/testlib.sh
+. scripts/testlib.sh
+STAGE_TAG=check
+STAGE_FILE=$R/stages.txt
 
 host_tests() {
 	make --no-print-directory -s check-host >build/logs/check-host.log 2>&1

@@ -15,6 +15,13 @@
 #                                 PASS if COMMAND exits RC and its stdout
 #                                 and stderr match the extended regex
 #                                 PATTERN ("" matches anything)
+#   stage NAME COMMAND...         one stage of a test run (make check,
+#                                 scripts/check-variant.sh): a progress
+#                                 line "[$STAGE_TAG] NAME ..." before and
+#                                 one with its time after, and a PASS or
+#                                 FAIL line "${STAGE_PREFIX}stage NAME" in
+#                                 $STAGE_FILE for the summary; returns
+#                                 COMMAND's success
 
 pass() { echo "PASS: ${CHECK_PREFIX:+$CHECK_PREFIX: }$*"; }
 fail() { echo "FAIL: ${CHECK_PREFIX:+$CHECK_PREFIX: }$*"; }
@@ -48,5 +55,20 @@ expect() {
 	else
 		fail "$name (exit $rc, want $want; pattern '$pat')"
 		echo "$out" | head -20 >&2
+	fi
+}
+
+stage() {
+	local name=$1 t0
+	shift
+	t0=$(date +%s)
+	echo "[$STAGE_TAG] $name ..."
+	if "$@"; then
+		echo "[$STAGE_TAG] $name: done in $(( $(date +%s) - t0 )) s"
+		echo "PASS: ${STAGE_PREFIX:-}stage $name" >>"$STAGE_FILE"
+	else
+		echo "[$STAGE_TAG] $name: FAILED after $(( $(date +%s) - t0 )) s"
+		echo "FAIL: ${STAGE_PREFIX:-}stage $name" >>"$STAGE_FILE"
+		return 1
 	fi
 }
