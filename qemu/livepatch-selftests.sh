@@ -69,7 +69,20 @@ klp_reset() {
 		echo "livepatch-selftest: could not remove $mods"
 }
 
+# sframe_klp_selftest=test-x.sh (kernel command line): only that script,
+# sframe_klp_repeat=N times (to chase a failure that comes and goes)
+one=$(sed -n 's/.*sframe_klp_selftest=\([^ ]*\).*/\1/p' /proc/cmdline)
+rep=$(sed -n 's/.*sframe_klp_repeat=\([0-9]*\).*/\1/p' /proc/cmdline)
+scripts=
 for t in "$dir"/test-*.sh; do
+	[ -z "$one" ] || [ "${t##*/}" = "$one" ] || continue
+	i=0
+	while [ $i -lt "${rep:-1}" ]; do
+		scripts="$scripts $t"
+		i=$((i + 1))
+	done
+done
+for t in $scripts; do
 	[ -e "$t" ] || continue
 	name=${t##*/}
 	start=$(now)

@@ -64,18 +64,26 @@ qemu_cmd() {
 	arm64)	QEMU=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on)
 		set -- "$1" "$2" "console=ttyAMA0 $3" ;;
 	esac
-	# x86_64 6.12 guests run both vCPUs on one TCG thread.  Under QEMU
-	# 7.2's multi-threaded TCG a 6.12 guest dies on an INT3 that is no
-	# longer in memory ("Oops: int3"): a translation of text rewritten
-	# while another vCPU ran it outlives the rewrite.  6.12 rewrites
-	# static calls and jump labels in __schedule (trace events, livepatch
-	# transitions) often enough to hit it in a boot test, unpatched
-	# kernels too; 6.1 does not, nor does one vCPU or one TCG thread.
-	# QEMU_TCG_THREAD=single|multi overrides; sframe_only=textpoke
-	# (qemu/smoke.sh) reproduces it.
+	# 6.12 guests run both vCPUs on one TCG thread.  Under QEMU 7.2's
+	# multi-threaded TCG, a vCPU can go on running a translation of text
+	# that another vCPU rewrote, long after the rewrite:
+	#  - x86_64: a 6.12 guest dies on an INT3 that is no longer in memory
+	#    ("Oops: int3"); 6.12 rewrites static calls and jump labels in
+	#    __schedule (trace events, livepatch transitions) often enough to
+	#    hit it in a boot test, unpatched kernels too; sframe_only=textpoke
+	#    (qemu/smoke.sh) reproduces it;
+	#  - arm64: the livepatch selftest test-syscall.sh (6.12's, not in
+	#    6.1) fails on most first runs: 80 s after ftrace turned the NOP
+	#    of __arm64_sys_getpid into a call (memory holds the BL and the
+	#    right ops literal), the processes calling it have not reached the
+	#    new function; once QEMU is made to translate again (the monitor's
+	#    "singlestep on", then off) they do at once.
+	# 6.1 hits neither, nor does one TCG thread (0 of 5 first runs of
+	# test-syscall.sh failed, 5 of 6 did with two).
+	# QEMU_TCG_THREAD=single|multi overrides.
 	# (QEMU's default is multi, and single under -icount.)
 	local tcg=${QEMU_TCG_THREAD:-}
-	[ -n "$tcg" ] || [ "$1-$KVER" != x86_64-6.12 ] || tcg=single
+	[ -n "$tcg" ] || [ "$KVER" != 6.12 ] || tcg=single
 	[ -z "$tcg" ] || QEMU+=(-accel "tcg,thread=$tcg")
 	QEMU+=(-smp "${SMP:-2}" -m "${QEMU_MEM:-512}" -nographic -no-reboot -kernel "$OUT/$IMAGE"
 	       -initrd "$2" -append "$3")
