@@ -1136,71 +1136,52 @@ static void flip_bytes(void)
 	}
 }
 
-/* the header's FDE count */
-static void mut_num_fdes(void)
-{
-	const struct sframe_section *sec = &sf.sec;
-	u64 v;
-
-	v = PICK(0, 1, sec->num_fdes - 1, sec->num_fdes + 1,
-		 2 * sec->num_fdes,
-		 (sec->fre_base - sec->fde_base) / sec->fde_size + 1,
-		 (sf.len - sec->fde_base) / sec->fde_size + 1, 0x7fffffff,
-		 0x80000000, 0xffffffff, (u32)rnd());
-	put(SFRAME_HDR_NUM_FDES, v, 4);
-	describe(" = %#" PRIx64, v);
-}
-
-/* the header's FRE count */
-static void mut_num_fres(void)
-{
-	const struct sframe_section *sec = &sf.sec;
-	u64 v;
-
-	v = PICK(0, 1, sec->num_fres - 1, sec->num_fres + 1, 0x80000000,
-		 0xffffffff, (u32)rnd());
-	put(SFRAME_HDR_NUM_FRES, v, 4);
-	describe(" = %#" PRIx64, v);
-}
-
-/* the header's FRE sub-section length */
-static void mut_fre_len(void)
-{
-	const struct sframe_section *sec = &sf.sec;
-	u64 v;
-
-	v = PICK(0, 1, sf.fre_len - 1, sf.fre_len + 1,
-		 sf.len - sec->fre_base + 1, sf.len - sec->fre_base + 4096,
-		 0x7fffffff, 0xffffffff, (u32)rnd());
-	put(SFRAME_HDR_FRE_LEN, v, 4);
-	describe(" = %#" PRIx64, v);
-}
-
-/* the header's FDE index offset */
-static void mut_fdeoff(void)
+/*
+ * A 32-bit field of the header (S_NUM_FDES to S_FREOFF: counts, the FRE
+ * sub-section's length, the offsets): 0, 1, around its own value and its
+ * neighbours', past the end, the sign bit, all ones, random.
+ */
+static void mut_header_word(enum sclass c)
 {
 	const struct sframe_section *sec = &sf.sec;
 	u32 end = sf.len - sf.hdr_end;	/* offsets past the segment */
+	unsigned int off;
 	u64 v;
 
-	v = PICK(sf.fdeoff ? 0 : 1, 1, sf.freoff, sf.freoff + 1,
-		 sf.fdeoff + sec->fde_size, end, end + 1, 0x80000000,
-		 0xffffffff, (u32)rnd());
-	put(SFRAME_HDR_FDEOFF, v, 4);
-	describe(" = %#" PRIx64, v);
-}
-
-/* the header's FRE sub-section offset */
-static void mut_freoff(void)
-{
-	const struct sframe_section *sec = &sf.sec;
-	u32 end = sf.len - sf.hdr_end;	/* offsets past the segment */
-	u64 v;
-
-	v = PICK(0, 1, sf.fdeoff, sf.fdeoff + sec->fde_size,
-		 sf.freoff - 1, sf.freoff + 1, end - sf.fre_len + 1, end,
-		 0x80000000, 0xffffffff, (u32)rnd());
-	put(SFRAME_HDR_FREOFF, v, 4);
+	switch (c) {
+	case S_NUM_FDES:
+		off = SFRAME_HDR_NUM_FDES;
+		v = PICK(0, 1, sec->num_fdes - 1, sec->num_fdes + 1,
+			 2 * sec->num_fdes,
+			 (sec->fre_base - sec->fde_base) / sec->fde_size + 1,
+			 (sf.len - sec->fde_base) / sec->fde_size + 1, 0x7fffffff,
+			 0x80000000, 0xffffffff, (u32)rnd());
+		break;
+	case S_NUM_FRES:
+		off = SFRAME_HDR_NUM_FRES;
+		v = PICK(0, 1, sec->num_fres - 1, sec->num_fres + 1, 0x80000000,
+			 0xffffffff, (u32)rnd());
+		break;
+	case S_FRE_LEN:
+		off = SFRAME_HDR_FRE_LEN;
+		v = PICK(0, 1, sf.fre_len - 1, sf.fre_len + 1,
+			 sf.len - sec->fre_base + 1, sf.len - sec->fre_base + 4096,
+			 0x7fffffff, 0xffffffff, (u32)rnd());
+		break;
+	case S_FDEOFF:
+		off = SFRAME_HDR_FDEOFF;
+		v = PICK(sf.fdeoff ? 0 : 1, 1, sf.freoff, sf.freoff + 1,
+			 sf.fdeoff + sec->fde_size, end, end + 1, 0x80000000,
+			 0xffffffff, (u32)rnd());
+		break;
+	default:
+		off = SFRAME_HDR_FREOFF;
+		v = PICK(0, 1, sf.fdeoff, sf.fdeoff + sec->fde_size,
+			 sf.freoff - 1, sf.freoff + 1, end - sf.fre_len + 1, end,
+			 0x80000000, 0xffffffff, (u32)rnd());
+		break;
+	}
+	put(off, v, 4);
 	describe(" = %#" PRIx64, v);
 }
 
@@ -1682,16 +1663,12 @@ static void mut_fre_ra_fp(void)
 }
 
 /*
- * The in-place mutations, one per class; the others (flapping, munmap,
- * PROT_NONE) act on the mapping, not on the bytes.
+ * The in-place mutations, one per class (the header's 32-bit fields:
+ * mut_header_word()); the others (flapping, munmap, PROT_NONE) act on the
+ * mapping, not on the bytes.
  */
 static void (*const section_mutations[NSCLASS])(void) = {
 	[S_FLIP]		= flip_bytes,
-	[S_NUM_FDES]		= mut_num_fdes,
-	[S_NUM_FRES]		= mut_num_fres,
-	[S_FRE_LEN]		= mut_fre_len,
-	[S_FDEOFF]		= mut_fdeoff,
-	[S_FREOFF]		= mut_freoff,
 	[S_IDENT]		= mut_ident,
 	[S_ABI_FLAGS]		= mut_abi_flags,
 	[S_AUX_FIXED]		= mut_aux_fixed,
@@ -1714,7 +1691,9 @@ static void (*const section_mutations[NSCLASS])(void) = {
 static void mutate(enum sclass c)
 {
 	describe("%s", sclass_names[c]);
-	if (section_mutations[c])
+	if (c >= S_NUM_FDES && c <= S_FREOFF)
+		mut_header_word(c);
+	else if (section_mutations[c])
 		section_mutations[c]();
 }
 
