@@ -211,7 +211,7 @@ sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
 	 * the stack tracer, a stacktrace trigger, bpf_get_stack()) walks
 	 * again on this CPU, in this context, in the middle of the fill.
 	 */
-	fill = sframe_vmlinux_section() && !in_interrupt() &&
+	fill = sframe_vmlinux_ready && !in_interrupt() &&
 	       !__this_cpu_read(sframe_cache_filling);
 	if (fill) {
 		__this_cpu_write(sframe_cache_filling, true);

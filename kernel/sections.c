@@ -42,10 +42,10 @@ extern const u8 __start_sframe[], __stop_sframe[];
 extern struct sframe_annot __start_sframe_annot[], __stop_sframe_annot[];
 
 static struct sframe_section sframe_vmlinux;
-static bool sframe_vmlinux_ready __ro_after_init;
+bool sframe_vmlinux_ready __ro_after_init;
 /* vmlinux's rows, published (smp_store_release()) once built, or NULL */
 static struct sframe_rows sframe_vmlinux_rows_mem;
-static const struct sframe_rows *sframe_vmlinux_rows_pub;
+const struct sframe_rows *sframe_vmlinux_rows_pub;
 static struct sframe_annot_table sframe_vmlinux_annot __ro_after_init;
 
 /* Lookups' generation (sframe/kernel.h): caches compare it. */
@@ -471,20 +471,6 @@ static void sframe_vmlinux_rows_fn(struct work_struct *work)
 static DECLARE_WORK(sframe_vmlinux_rows_work, sframe_vmlinux_rows_fn);
 
 /**
- * sframe_vmlinux_rows() - vmlinux's decoded rows, once built
- *
- * Lock-free: safe in any context.
- *
- * Return: the rows (never changed once published), or NULL while they are
- * being built or when there is no memory for them.
- */
-const struct sframe_rows *sframe_vmlinux_rows(void)
-{
-	/* Pairs with the worker's release: the rows are complete. */
-	return smp_load_acquire(&sframe_vmlinux_rows_pub);
-}
-
-/**
  * sframe_vmlinux_rows_wait() - wait for vmlinux's rows
  *
  * Return: true if lookups in vmlinux now read its decoded rows.
@@ -551,29 +537,6 @@ const struct sframe_section *sframe_vmlinux_section(void)
 	return sframe_vmlinux_ready ? &sframe_vmlinux : NULL;
 }
 EXPORT_SYMBOL_GPL(sframe_vmlinux_section);
-
-/**
- * sframe_in_vmlinux() - is @pc in vmlinux (text, data, init text)?
- * @pc: an address
- *
- * Return: true for vmlinux, false for a module or other memory.
- */
-bool sframe_in_vmlinux(unsigned long pc)
-{
-	return __is_kernel(pc) || is_kernel_inittext(pc);
-}
-
-/**
- * sframe_vmlinux_text() - is @pc vmlinux text with a usable section?
- * @pc: an address
- *
- * Return: true if vmlinux's section describes @pc's text.
- */
-bool sframe_vmlinux_text(unsigned long pc)
-{
-	return sframe_vmlinux_ready &&
-	       (__is_kernel_text(pc) || is_kernel_inittext(pc));
-}
 
 /* The registered module holding @pc; under rcu_read_lock(). */
 static struct sframe_module_table *sframe_module_table_of(unsigned long pc)

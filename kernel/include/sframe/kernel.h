@@ -12,6 +12,8 @@
 #include <linux/compiler.h>
 #include <linux/types.h>
 #include <linux/sframe_unwind.h>
+#include <asm/barrier.h>
+#include <asm/sections.h>
 #include <sframe/sframe.h>
 #include <sframe/annot.h>
 
@@ -50,9 +52,34 @@ int sframe_kernel_find(unsigned long pc, struct sframe_rule *rule);
 int sframe_kernel_find_all(unsigned long pc, const struct sframe_annot **annot,
 			   struct sframe_rule *rule);
 
-bool sframe_in_vmlinux(unsigned long pc);
-bool sframe_vmlinux_text(unsigned long pc);
-const struct sframe_rows *sframe_vmlinux_rows(void);
+/* vmlinux's section is valid (set at early_initcall, never cleared) */
+extern bool sframe_vmlinux_ready;
+/* vmlinux's decoded rows, published once built, or NULL */
+extern const struct sframe_rows *sframe_vmlinux_rows_pub;
+
+/* vmlinux (text, data, init text) rather than a module? */
+static inline bool sframe_in_vmlinux(unsigned long pc)
+{
+	return __is_kernel(pc) || is_kernel_inittext(pc);
+}
+
+/* vmlinux text with a usable section? */
+static inline bool sframe_vmlinux_text(unsigned long pc)
+{
+	return sframe_vmlinux_ready &&
+	       (__is_kernel_text(pc) || is_kernel_inittext(pc));
+}
+
+/*
+ * vmlinux's decoded rows once built (never changed afterwards), else NULL.
+ * Lock-free: safe in any context.
+ */
+static inline const struct sframe_rows *sframe_vmlinux_rows(void)
+{
+	/* Pairs with the worker's release: the rows are complete. */
+	return smp_load_acquire(&sframe_vmlinux_rows_pub);
+}
+
 bool sframe_vmlinux_rows_wait(void);
 
 /*
