@@ -21,7 +21,6 @@
 #define sframe_find_fre		sframe_user_find_fre
 #define sframe_fre_rule		sframe_user_fre_rule
 #define sframe_find		sframe_user_find
-#define sframe_fre_rule_located	sframe_user_fre_rule_located
 
 #define SFRAME_ACCESS_HEADER	"core_uaccess.h"	/* kernel/, see Kbuild */
 

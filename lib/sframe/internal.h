@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What the files of the SFrame core share: reading section bytes (the one
- * bounds check every read passes through), FDE and FRE decoding helpers,
- * and the few functions one part of the core calls in another.  Not an
+ * bounds check every read passes through), decoding FDEs, FREs and the
+ * rule of a row (inlined where a lookup or the validation walk uses
+ * them), and the few functions one part of the core calls in another.  Not an
  * API: only the files of lib/sframe/ include it.
  *
  * The core is freestanding (no libc, no allocation, no global mutable
@@ -475,14 +476,208 @@ static __always_inline int sframe_fde_type(const struct sframe_section *sec,
 	return type;
 }
 
+/* s390x stores CFA offsets as (offset - 160) / 8. */
+static __always_inline int sframe_cfa_offset(const struct sframe_section *sec,
+					     s32 word, s32 *offset)
+{
+	s64 v = word;
+
+	if (sec->abi == SFRAME_ABI_S390X_ENDIAN_BIG)
+		v = v * SFRAME_S390X_CFA_ALIGN - SFRAME_S390X_SP_VAL_OFFSET;
+	if (unlikely(v != (s32)v))
+		return -SFRAME_E_OFFSET;
+	*offset = v;
+	return 0;
+}
+
+/* A stack slot relative to the CFA, as DEFAULT FDEs and the header give. */
+static __always_inline void sframe_loc_slot(struct sframe_loc *loc, s32 offset)
+{
+	*loc = (struct sframe_loc){
+		.kind = SFRAME_LOC_CFA, .deref = 1, .offset = offset
+	};
+}
+
+/* DEFAULT FDE RA or FP word; s390x v2 encodes registers as odd values. */
+static __always_inline void sframe_loc_word(const struct sframe_section *sec,
+					    struct sframe_loc *loc, s32 word)
+{
+	if (sec->abi == SFRAME_ABI_S390X_ENDIAN_BIG &&
+	    sec->version == SFRAME_VERSION_2 &&
+	    SFRAME_V2_S390X_OFFSET_IS_REG(word)) {
+		*loc = (struct sframe_loc){
+			.kind = SFRAME_LOC_REG,
+			.reg = SFRAME_V2_S390X_OFFSET_REG(word) & 0xffff,
+		};
+		return;
+	}
+	sframe_loc_slot(loc, word);
+}
+
+static __always_inline int sframe_rule_default(const struct sframe_section *sec,
+					       const struct sframe_fre *fre,
+					       const struct sframe_words *w,
+					       struct sframe_rule *rule)
+{
+	struct sframe_word_map m;
+	int err;
+
+	err = sframe_map_default(sec, w, &m);
+	if (err)
+		return err;
+
+	rule->cfa.kind = SFRAME_LOC_REG;
+	if (SFRAME_FRE_CFA_BASE_SP(fre->info)) {
+		rule->cfa.reg = sec->sp_reg;
+		rule->flags |= SFRAME_RULE_CFA_BASE_SP;
+	} else {
+		rule->cfa.reg = sec->fp_reg;
+	}
+	err = sframe_cfa_offset(sec, w->s[m.cfa], &rule->cfa.offset);
+	if (err)
+		return err;
+
+	if (sec->fixed_ra) {
+		sframe_loc_slot(&rule->ra, sec->fixed_ra);
+		rule->flags |= SFRAME_RULE_RA_FIXED;
+	} else if (m.ra_padding) {
+		/* Padding: the RA is not saved (still in LR / r14). */
+		rule->flags |= SFRAME_RULE_RA_PADDING;
+	} else if (m.ra != SFRAME_NO_WORD) {
+		sframe_loc_word(sec, &rule->ra, w->s[m.ra]);
+	}
+
+	if (m.fp != SFRAME_NO_WORD)
+		sframe_loc_word(sec, &rule->fp, w->s[m.fp]);
+	return 0;
+}
+
+/* FLEX control word + offset word -> location. */
+static inline int sframe_loc_flex(struct sframe_loc *loc, u32 ctrl, s32 offset)
+{
+	*loc = (struct sframe_loc){
+		.kind = SFRAME_FLEX_CTRL_REG_P(ctrl) ? SFRAME_LOC_REG :
+						       SFRAME_LOC_CFA,
+		.deref = SFRAME_FLEX_CTRL_DEREF_P(ctrl),
+		.offset = offset,
+	};
+	if (loc->kind == SFRAME_LOC_REG) {
+		if (unlikely(SFRAME_FLEX_CTRL_REGNUM(ctrl) > SFRAME_MAX_REGNUM))
+			return -SFRAME_E_REGNUM;
+		loc->reg = SFRAME_FLEX_CTRL_REGNUM(ctrl);
+	}
+	return 0;
+}
+
+static inline int sframe_rule_flex(const struct sframe_section *sec,
+				   const struct sframe_words *w,
+				   struct sframe_rule *rule)
+{
+	struct sframe_word_map m;
+	int err;
+
+	err = sframe_map_flex(w, &m);
+	if (err)
+		return err;
+	err = sframe_loc_flex(&rule->cfa, w->u[m.cfa - 1], 0);
+	if (err)
+		return err;
+	err = sframe_cfa_offset(sec, w->s[m.cfa], &rule->cfa.offset);
+	if (err)
+		return err;
+
+	/*
+	 * Padding is "no rule" as much as a missing pair: the header's fixed
+	 * slot applies where the ABI has one (AMD64's CFA - 8, the call's).
+	 */
+	if (m.ra_padding) {
+		rule->flags |= SFRAME_RULE_RA_PADDING;
+		if (sec->fixed_ra)
+			sframe_loc_slot(&rule->ra, sec->fixed_ra);
+	} else if (m.ra != SFRAME_NO_WORD) {
+		err = sframe_loc_flex(&rule->ra, w->u[m.ra - 1], w->s[m.ra]);
+		if (err)
+			return err;
+	} else if (sec->fixed_ra) {
+		sframe_loc_slot(&rule->ra, sec->fixed_ra);
+		rule->flags |= SFRAME_RULE_RA_FIXED;
+	}
+	if (m.fp != SFRAME_NO_WORD)
+		return sframe_loc_flex(&rule->fp, w->u[m.fp - 1], w->s[m.fp]);
+	return 0;
+}
+
+static __always_inline void sframe_rule_init(const struct sframe_section *sec,
+					     const struct sframe_fde *fde,
+					     struct sframe_rule *rule)
+{
+	*rule = (struct sframe_rule){
+		.ra.kind = SFRAME_LOC_SAME,
+		.fp.kind = SFRAME_LOC_SAME,
+		.func_start = fde->start,
+		.func_size = fde->size,
+		.fde_index = fde->index,
+	};
+	if (sec->abi == SFRAME_ABI_S390X_ENDIAN_BIG)
+		rule->sp_from_cfa = SFRAME_S390X_SP_VAL_OFFSET;
+	if (sframe_fde_pcmask(fde))
+		rule->flags |= SFRAME_RULE_PCMASK;
+	if (sframe_fde_signal(sec, fde))
+		rule->flags |= SFRAME_RULE_SIGNAL;
+	if (sframe_abi_aarch64(sec) && SFRAME_FUNC_PAUTH_KEY(fde->info))
+		rule->flags |= SFRAME_RULE_PAUTH_B;
+}
+
+/* sframe_fre_rule(), inlined into sframe_find(). */
+static __always_inline int sframe_rule(const struct sframe_section *sec,
+				       const struct sframe_fde *fde,
+				       const struct sframe_fre *fre,
+				       bool located, struct sframe_rule *rule)
+{
+	struct sframe_words w;
+	int type, err;
+
+	sframe_rule_init(sec, fde, rule);
+	rule->fre_start = fre->start;
+
+	type = sframe_fde_type(sec, fde);
+	if (unlikely(type < 0))
+		return type;
+	if (type == SFRAME_FDE_TYPE_FLEX)
+		rule->flags |= SFRAME_RULE_FLEX;
+
+	err = sframe_read_words(sec, fde, fre, located, &w);
+	if (err)
+		return err;
+
+	if (w.n == 0) {
+		/* RA undefined (v2 errata 2, v3): outermost frame. */
+		if (sec->version == SFRAME_VERSION_1)
+			return -SFRAME_E_WORD_COUNT;
+		rule->ra.kind = SFRAME_LOC_UNDEFINED;
+		rule->flags |= SFRAME_RULE_OUTERMOST;
+		return 0;
+	}
+
+	if (sframe_abi_aarch64(sec) && SFRAME_FRE_MANGLED_RA_P(fre->info))
+		rule->flags |= SFRAME_RULE_RA_MANGLED;
+
+	if (type == SFRAME_FDE_TYPE_FLEX)
+		err = sframe_rule_flex(sec, &w, rule);
+	else
+		err = sframe_rule_default(sec, fre, &w, rule);
+	if (err)
+		return err;
+
+	if (sec->fixed_fp && rule->fp.kind == SFRAME_LOC_SAME) {
+		sframe_loc_slot(&rule->fp, sec->fixed_fp);
+		rule->flags |= SFRAME_RULE_FP_FIXED;
+	}
+	return 0;
+}
+
 /* index.c: the text range the FDEs cover, [*lo, *hi). */
 int sframe_text_range(const struct sframe_section *sec, u64 *lo, u64 *hi);
-
-/* find.c: sframe_fre_rule() of a row sframe_fre_read() located. */
-int sframe_fre_rule_located(const struct sframe_section *sec,
-			    const struct sframe_fde *fde,
-			    const struct sframe_fre *fre,
-			    struct sframe_rule *rule);
 
 #ifndef SFRAME_ACCESS_HEADER
 /* rows.c and validate.c: rows built while a section is validated. */
