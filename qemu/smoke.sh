@@ -457,6 +457,15 @@ fi
 # sframe/cache_check). Each must have
 # recorded stack traces, and afterwards every cached answer of every CPU
 # must equal a fresh lookup (cache_check: 0 per CPU), with a clean log.
+# The functions a fill of our lookup cache calls (kernel/answer.c): where
+# vmlinux's decoded rows answer (sframe_rows_rule_of), and where the core
+# does, for modules and what the rows leave to it (sframe_rows_find,
+# sframe_find).  A tracer's callback on them walks nested in our lookup.
+# All three: a kernel whose SFrame sframe-gen wrote (clang) may never
+# leave a vmlinux address to the core.
+lookup_funcs="sframe_rows_find sframe_rows_rule_of sframe_find"
+lookup_probes=$(echo "$lookup_funcs" | sed 's/^/kprobe:/; s/ /,kprobe:/g')
+
 tr_load() {
 	tr_end=$(($(date +%s) + $1))
 	while [ "$(date +%s)" -lt "$tr_end" ]; do
@@ -491,7 +500,7 @@ tracer_tests() {
 		return
 	fi
 	mark tracers
-	tr_funcs="sframe_rows_find sframe_rows_rule_of sframe_find"
+	tr_funcs=$lookup_funcs
 	# 32 text addresses, vmlinux's and modules', inside their functions
 	tr_addrs=$(awk '($2 == "t" || $2 == "T") && NR % 151 == 0 { print "0x" $1 "+4" }' \
 		/proc/kallsyms | head -n 24)
@@ -1343,7 +1352,7 @@ bpf_tests() {
 	# kernel stacks: nested in our fill path, and of every CPU
 	tr_addrs=$(awk '($2 == "t" || $2 == "T") && NR % 151 == 0 { print "0x" $1 "+4" }' \
 		/proc/kallsyms | head -n 24)
-	for bt_case in "kprobe kstack nested in our lookups|kprobe:sframe_rows_find,kprobe:sframe_find { @k[kstack(perf)] = count(); }" \
+	for bt_case in "kprobe kstack nested in our lookups|$lookup_probes { @k[kstack(perf)] = count(); }" \
 		       "profile kstack of every CPU|profile:hz:997 { @k[kstack(perf)] = count(); }"; do
 		bt_name=${bt_case%%|*}
 		echo 1 >/sys/kernel/debug/sframe/cache_check
@@ -1366,7 +1375,7 @@ bpf_tests() {
 			head -n 10 /tmp/bt.err /tmp/bt.out | sed 's/^/    /'
 			# the same probes without kstack: do they fire at all?
 			case $bt_name in kprobe*)
-				if bt_run 3 'kprobe:sframe_rows_find,kprobe:sframe_find { @hits = count(); }'; then
+				if bt_run 3 "$lookup_probes { @hits = count(); }"; then
 					tr_load 4
 					wait $bt_pid
 				fi
