@@ -168,7 +168,7 @@ static void sframe_answer_compute(unsigned long pc, struct sframe_answer *ans)
 		r = sframe_rows_rule_of(rows, pc, &err);
 	}
 	if (r) {
-		ans->annot = sframe_annot_find(pc);
+		ans->annot = sframe_annot_search(&sframe_vmlinux_annot, pc);
 		ans->rule = &step[r - rows->rules];
 		ans->err = 0;
 	} else {

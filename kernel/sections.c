@@ -46,7 +46,7 @@ bool sframe_vmlinux_ready __ro_after_init;
 /* vmlinux's rows, published (smp_store_release()) once built, or NULL */
 static struct sframe_rows sframe_vmlinux_rows_mem;
 const struct sframe_rows *sframe_vmlinux_rows_pub;
-static struct sframe_annot_table sframe_vmlinux_annot __ro_after_init;
+struct sframe_annot_table sframe_vmlinux_annot __ro_after_init;
 
 /* Lookups' generation (sframe/kernel.h): caches compare it. */
 atomic_t sframe_kernel_gen = ATOMIC_INIT(1);
@@ -105,11 +105,6 @@ struct sframe_module_table {
 	struct sframe_part parts[];
 };
 
-static unsigned long sframe_annot_start(const struct sframe_annot *a)
-{
-	return (unsigned long)&a->pc + a->pc;
-}
-
 static int sframe_annot_cmp(const void *l, const void *r)
 {
 	const struct sframe_annot *a = l, *b = r;
@@ -163,41 +158,6 @@ static int sframe_annot_prepare(struct sframe_annot *tab, size_t n,
 			return -SFRAME_E_INVAL;
 	}
 	return used;
-}
-
-static __always_inline const struct sframe_annot *
-sframe_annot_search(const struct sframe_annot_table *t, unsigned long pc)
-{
-	const struct sframe_annot *a = t->entries;
-	size_t lo = 0, hi = t->count, b;
-
-	/*
-	 * The entries starting at or below @pc are more than those starting
-	 * at or below its block's start and at most those at or below the
-	 * next block's: usually none or one step of the search is left.
-	 */
-	if (t->first) {
-		if (pc < t->lo || pc >= t->hi)
-			return NULL;
-		b = (pc - t->lo) >> SFRAME_ANNOT_BLOCK_SHIFT;
-		if (!test_bit(b, t->covered))
-			return NULL;
-		lo = t->first[b];
-		hi = t->first[b + 1];
-	}
-	/* Number of entries starting at or below @pc. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sframe_annot_start(&a[mid]) <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	a += lo - 1;
-	return pc - sframe_annot_start(a) < a->len ? a : NULL;
 }
 
 /*

@@ -8,6 +8,7 @@
 #define _SFRAME_KERNEL_H
 
 #include <linux/atomic.h>
+#include <linux/bitops.h>
 #include <linux/bits.h>
 #include <linux/compiler.h>
 #include <linux/types.h>
@@ -42,6 +43,54 @@ struct sframe_annot_table {
 	unsigned long *covered;
 	unsigned long lo, hi;
 };
+
+/* The first address an annotation covers (its PC is self-relative). */
+static inline unsigned long sframe_annot_start(const struct sframe_annot *a)
+{
+	return (unsigned long)&a->pc + a->pc;
+}
+
+/*
+ * The entry of @t covering @pc, or NULL.  Lock-free (the tables never
+ * change once registered): safe in any context.
+ */
+static __always_inline const struct sframe_annot *
+sframe_annot_search(const struct sframe_annot_table *t, unsigned long pc)
+{
+	const struct sframe_annot *a = t->entries;
+	size_t lo = 0, hi = t->count, b;
+
+	/*
+	 * The entries starting at or below @pc are more than those starting
+	 * at or below its block's start and at most those at or below the
+	 * next block's: usually none or one step of the search is left.
+	 */
+	if (t->first) {
+		if (pc < t->lo || pc >= t->hi)
+			return NULL;
+		b = (pc - t->lo) >> SFRAME_ANNOT_BLOCK_SHIFT;
+		if (!test_bit(b, t->covered))
+			return NULL;
+		lo = t->first[b];
+		hi = t->first[b + 1];
+	}
+	/* Number of entries starting at or below @pc. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sframe_annot_start(&a[mid]) <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	a += lo - 1;
+	return pc - sframe_annot_start(a) < a->len ? a : NULL;
+}
+
+/* vmlinux's annotations (sframe_annot_find() for a vmlinux address) */
+extern struct sframe_annot_table sframe_vmlinux_annot;
 
 const struct sframe_section *sframe_vmlinux_section(void);
 const struct sframe_annot *sframe_annot_find(unsigned long pc);
