@@ -19,8 +19,6 @@
 #include <sframe/lookup.h>
 #include "unwind_arch.h"
 
-extern struct sframe_annot __start_sframe_annot[];
-
 /* vmlinux's return sites (sframe/lookup.h): @slot published once built */
 struct sframe_ra_table sframe_vmlinux_ra;
 EXPORT_SYMBOL_GPL(sframe_vmlinux_ra);
@@ -108,7 +106,7 @@ bool sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 		return false;
 	}
 	t->rules = step;
-	t->annots = __start_sframe_annot;
+	t->annots = sframe_vmlinux_annot.entries;
 	t->base = base;
 	t->size = end - base;
 	t->shift = 32 - ilog2(slots);
@@ -121,7 +119,7 @@ bool sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 		    (ra - 1 >= ri_start && ra - 1 < ri_start + ri_size))
 			continue;
 		r = sframe_rows_rule_of(rows, ra - 1, &err);
-		a = sframe_annot_find(ra - 1);
+		a = sframe_annot_search(&sframe_vmlinux_annot, ra - 1);
 		if (a && a->type != SFRAME_ANNOT_REGS &&
 		    a->type != SFRAME_ANNOT_END)
 			continue;
