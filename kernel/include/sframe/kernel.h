@@ -51,8 +51,10 @@ static inline unsigned long sframe_annot_start(const struct sframe_annot *a)
 }
 
 /*
- * The entry of @t covering @pc, or NULL.  Lock-free (the tables never
- * change once registered): safe in any context.
+ * The entry of @t covering @pc, or NULL.  Lock-free, any context: a table
+ * never changes once registered; vmlinux's lives for ever, a module's
+ * until an RCU grace period after it is removed (search it under
+ * rcu_read_lock(), as sections.c does).
  */
 static __always_inline const struct sframe_annot *
 sframe_annot_search(const struct sframe_annot_table *t, unsigned long pc)
