@@ -18,7 +18,7 @@ KVER=${KVER:-6.1}
 TARBALL=/usr/src/linux-source-$KVER.tar.xz
 # (or the series in the directory given, such as make series' output;
 # a cover letter, 0000-*, is not a patch)
-dir=${1:-$ROOT/scripts/patches/$KVER}
+dir=$(cd "${1:-$ROOT/scripts/patches/$KVER}" && pwd)
 patches=()
 for p in "$dir"/[0-9][0-9][0-9][0-9]-*.patch; do
 	case $p in */0000-*) ;; *) patches+=("$p") ;; esac

@@ -22,7 +22,10 @@
 #   make check-configs                our objects in every Kconfig combination
 #   make series [KVER=...]            the line's patch series as mails from
 #                                     you (git config), checked, in
-#                                     build/series-KVER/
+#                                     build/series-KVER/, and its
+#                                     self-contained form in .../upstream/
+#   make series-bisect [KVER=... ARCH=...]
+#                                     build every patch of that form
 #   make bench-kernel [ARCH=...]      unwinder and user callchain benchmarks,
 #                                     -icount (twice) and TCG, one line per goal
 
@@ -38,7 +41,7 @@ HARNESS := $(dir $(lastword $(MAKEFILE_LIST)))
 
 .PHONY: kernel-deps kernel-prepare kernel kernel-all kunit qemu-test run lint \
 	check-defconfig check-gen check-clang check-lockdep check-kasan check-kcsan \
-	check-configs bench-kernel series
+	check-configs bench-kernel series series-bisect
 
 kernel-deps:
 	@$(HARNESS)deps.sh
@@ -84,6 +87,9 @@ check-kcsan: tools
 
 series: kernel-prepare
 	@$(HARNESS)series.sh
+
+series-bisect:
+	@$(HARNESS)series-bisect.sh $(ARCH)
 
 check-configs: kernel-prepare
 	@$(HARNESS)check-configs.sh

@@ -5,7 +5,9 @@
 # to send, in build/series-KVER/: scripts/patches/KVER/*.patch with the
 # author (From:) and the Signed-off-by: line of whoever runs it (git
 # config user.name and user.email), a cover letter, and the same checks
-# as make lint (scripts/check-series.sh) on the result.
+# as make lint (scripts/check-series.sh) on the result; then the
+# self-contained form of the series (scripts/series-export.sh) in
+# build/series-KVER/upstream/, checked the same way.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KVER=${KVER:-6.1}
@@ -51,7 +53,16 @@ done
 	echo "Signed-off-by: $name <$email>"
 } >"$out/0000-cover-letter.patch"
 echo "[series $KVER] $n patches and a cover letter in ${out#"$ROOT"/}, from and signed off by $name <$email>"
-res=$(KVER=$KVER "$ROOT/scripts/check-series.sh" "$out")
-echo "$res" | grep -v '^PASS' || true
-echo "[series $KVER] checks: $(echo "$res" | grep -c '^PASS') passed, $(echo "$res" | grep -c '^FAIL') failed"
-! echo "$res" | grep -q '^FAIL' 
+rc=0
+checks() {	# checks DIR TAG: scripts/check-series.sh on a series
+	local res
+	res=$(KVER=$KVER "$ROOT/scripts/check-series.sh" "$1")
+	echo "$res" | grep -v '^PASS' || true
+	echo "[$2] checks: $(echo "$res" | grep -c '^PASS') passed, $(echo "$res" | grep -c '^FAIL') failed"
+	! echo "$res" | grep -q '^FAIL' || rc=1
+}
+checks "$out" "series $KVER"
+# the self-contained form: our sources in the kernel tree
+NAME=$name EMAIL=$email KVER=$KVER "$ROOT/scripts/series-export.sh"
+checks "$out/upstream" "series $KVER upstream"
+exit $rc
