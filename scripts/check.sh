@@ -11,7 +11,9 @@
 #   generated from CFI, as make check-gen), a 6.1 x86_64 KCSAN kernel
 #   (churn, tracers, user tests) and FUZZ_SECONDS (300) of fuzzing.  The
 #   clang kernels are make check-clang (they do not fit CI's 90 minutes
-#   next to the debug kernels).
+#   next to the debug kernels).  Guests that run on one TCG thread (6.12)
+#   take one core each: both arches' run together, and the fuzzer runs
+#   next to the KASAN guest.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -49,16 +51,31 @@ line_tests() {
 		stage "vmlinux-sframe-$kv-$arch" scripts/check-vmlinux-sframe.sh $arch &&
 		stage "sframe-verify-$kv-$arch" scripts/verify-kernel.sh $arch
 	done
-	for arch in x86_64 arm64; do
-		stage "kunit-$kv-$arch" scripts/kunit.sh $arch
-		# DEEP=1: the long churn on 6.1; 6.12's runs under KASAN
-		if [ -n "${DEEP:-}" ] && [ "$kv" != 6.1 ]; then
-			stage "qemu-test-$kv-$arch" env CHURN_SECONDS=60 scripts/qemu-test.sh $arch
-		else
-			stage "qemu-test-$kv-$arch" scripts/qemu-test.sh $arch
-		fi
-	done
+	# guests on one TCG thread (6.12) use one core each: both arches'
+	# run together
+	if [ "$(bash -c '. scripts/common.sh && tcg_thread')" = single ]; then
+		echo "[$STAGE_TAG] kunit, qemu-test $kv: x86_64 and arm64 together ..."
+		for arch in x86_64 arm64; do
+			together vm_tests "$kv" $arch
+		done
+		all_done
+	else
+		for arch in x86_64 arm64; do
+			vm_tests "$kv" $arch
+		done
+	fi
 	unset KVER
+}
+
+# vm_tests KVER ARCH: KUnit and the boot tests
+vm_tests() {
+	stage "kunit-$1-$2" scripts/kunit.sh "$2"
+	# DEEP=1: the long churn on 6.1; 6.12's runs under KASAN
+	if [ -n "${DEEP:-}" ] && [ "$1" != 6.1 ]; then
+		stage "qemu-test-$1-$2" env CHURN_SECONDS=60 scripts/qemu-test.sh "$2"
+	else
+		stage "qemu-test-$1-$2" scripts/qemu-test.sh "$2"
+	fi
 }
 
 stage check-host host_tests
@@ -79,15 +96,39 @@ done
 # arm64 6.12).  The others are make check-kasan KVER=... ARCH=... (6.1's
 # both ran in CI until 6.12 joined).
 DEEP_KASAN=${DEEP_KASAN:-6.12-arm64}
+# kasan_tests LINE-ARCH: KUnit and the boot tests on its KASAN kernel
+kasan_tests() {
+	local kv=${1%-*} arch=${1#*-}
+	stage "kunit-$1-kasan" env KVER="$kv" VARIANT=kasan scripts/kunit.sh "$arch"
+	stage "qemu-test-$1-kasan" env KVER="$kv" VARIANT=kasan scripts/qemu-test.sh "$arch"
+}
+fuzz() {
+	stage "fuzz-${FUZZ_SECONDS:-300}s" make --no-print-directory -s fuzz \
+		FUZZ_SECONDS="${FUZZ_SECONDS:-300}"
+}
 if [ -n "${DEEP:-}" ]; then
 	for la in $DEEP_KASAN; do
 		kv=${la%-*} arch=${la#*-}
 		if stage "kernel-$la-kasan" env KVER=$kv VARIANT=kasan scripts/build-kernel.sh $arch; then
 			stage "sframe-verify-$la-kasan" env KVER=$kv VARIANT=kasan scripts/verify-kernel.sh $arch
-			stage "kunit-$la-kasan" env KVER=$kv VARIANT=kasan scripts/kunit.sh $arch
-			stage "qemu-test-$la-kasan" env KVER=$kv VARIANT=kasan scripts/qemu-test.sh $arch
+			kasan_ok+=" $la"
 		fi
 	done
+	# The fuzzer takes one core: it runs next to a KASAN guest on one TCG
+	# thread (6.12), the others run after each other.
+	for la in ${kasan_ok:-}; do
+		if [ "$(KVER=${la%-*} bash -c '. scripts/common.sh && tcg_thread')" = single ] &&
+		   [ -z "${fuzzing:-}" ]; then
+			echo "[$STAGE_TAG] kunit, qemu-test $la-kasan, fuzz: together ..."
+			together kasan_tests "$la"
+			together fuzz
+			fuzzing=1
+			all_done
+		else
+			kasan_tests "$la"
+		fi
+	done
+	[ -n "${fuzzing:-}" ] || fuzz
 	# KCSAN (x86_64): churn, the tracers and the user tests, with data
 	# races in our code reported (qemu/smoke.sh).
 	if stage "kernel-6.1-x86_64-kcsan" env KVER=6.1 VARIANT=kcsan scripts/build-kernel.sh x86_64; then
@@ -97,8 +138,6 @@ if [ -n "${DEEP:-}" ]; then
 			QEMU_APPEND=sframe_only=churn,tracers,user,costly,hostile-mt \
 			scripts/qemu-test.sh x86_64
 	fi
-	stage "fuzz-${FUZZ_SECONDS:-300}s" make --no-print-directory -s fuzz \
-		FUZZ_SECONDS="${FUZZ_SECONDS:-300}"
 fi
 echo "[check] all stages done in $(( $(date +%s) - start )) s"
 # shellcheck disable=SC2046 # result files: no blanks in their names

@@ -54,6 +54,17 @@ arch_setup() {
 	mkdir -p "$LOGS" "$RESULTS"
 }
 
+# tcg_thread: the TCG threading of this line's guests (qemu_cmd says why):
+# "single" (6.12: one host thread for all vCPUs, so one core each; make
+# check runs the two arches' guests together), or empty (QEMU's default).
+tcg_thread() {
+	if [ -n "${QEMU_TCG_THREAD:-}" ]; then
+		echo "$QEMU_TCG_THREAD"
+	elif [ "$KVER" = 6.12 ]; then
+		echo single
+	fi
+}
+
 # qemu_cmd ARCH INITRD CMDLINE: sets QEMU, the TCG command line for the
 # kernel in $OUT (console on stdio, exits instead of rebooting).
 qemu_cmd() {
@@ -82,8 +93,8 @@ qemu_cmd() {
 	# test-syscall.sh failed, 5 of 6 did with two).
 	# QEMU_TCG_THREAD=single|multi overrides.
 	# (QEMU's default is multi, and single under -icount.)
-	local tcg=${QEMU_TCG_THREAD:-}
-	[ -n "$tcg" ] || [ "$KVER" != 6.12 ] || tcg=single
+	local tcg
+	tcg=$(tcg_thread)
 	[ -z "$tcg" ] || QEMU+=(-accel "tcg,thread=$tcg")
 	QEMU+=(-smp "${SMP:-2}" -m "${QEMU_MEM:-512}" -nographic -no-reboot -kernel "$OUT/$IMAGE"
 	       -initrd "$2" -append "$3")

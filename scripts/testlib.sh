@@ -22,6 +22,10 @@
 #                                 FAIL line "${STAGE_PREFIX}stage NAME" in
 #                                 $STAGE_FILE for the summary; returns
 #                                 COMMAND's success
+#   together COMMAND...           run COMMAND in the background, its output
+#                                 held until all_done
+#   all_done                      wait for every together COMMAND and
+#                                 print their output in start order
 
 pass() { echo "PASS: ${CHECK_PREFIX:+$CHECK_PREFIX: }$*"; }
 fail() { echo "FAIL: ${CHECK_PREFIX:+$CHECK_PREFIX: }$*"; }
@@ -71,4 +75,22 @@ stage() {
 		echo "FAIL: ${STAGE_PREFIX:-}stage $name" >>"$STAGE_FILE"
 		return 1
 	fi
+}
+
+held=()
+together() {
+	local f
+	f=$(mktemp)
+	"$@" >"$f" 2>&1 &
+	held+=("$!:$f")
+}
+
+all_done() {
+	local h
+	for h in "${held[@]}"; do
+		wait "${h%%:*}"
+		cat "${h#*:}"
+		rm -f "${h#*:}"
+	done
+	held=()
 }
