@@ -76,13 +76,12 @@ numbers() {
 	sed "s/^/[$V $A] /" "$num"
 }
 
-logged() { local f=$1; shift; "$@" >"$f" 2>&1; }
 quiet() { "$@" >/dev/null; }
 stage deps quiet "$ROOT/scripts/deps.sh" &&
 stage prepare quiet "$ROOT/scripts/prepare-kernel.sh" &&
 make -s -C "$ROOT" tools >/dev/null &&
 stage build "$ROOT/scripts/build-kernel.sh" "$A" &&
-stage verify logged "$LOGS/verify-$name.log" "$ROOT/scripts/verify-kernel.sh" "$A"
+stage verify "$ROOT/scripts/verify-kernel.sh" "$A"
 # Boot tests also when the verifier stage found something: the kernel is
 # still usable, and the results are worth having.
 if [ -f "$OUT/$IMAGE" ]; then

@@ -3,7 +3,8 @@
 #
 # Run sframe-verify (as built by the kernel build, the same binary that
 # link-vmlinux.sh and Makefile.modfinal ran) on the test kernel of ARCH and
-# its modules, print the summaries, and on x86_64 run the verifier's ORC
+# its modules, print vmlinux's summary (and any module's that fails; all
+# of them in build/logs/verify-ARCH.log), and on x86_64 run the verifier's ORC
 # tests with that build's objtool.  Writes PASS/FAIL lines to
 # build/results/verify-ARCH.txt.
 set -uo pipefail
@@ -13,7 +14,9 @@ arch_setup "${1:-}"
 A=$1
 name=$A${VARIANT:+-$VARIANT}
 res=$RESULTS/verify-$name.txt
+log=$LOGS/verify-$name.log
 : >"$res"
+: >"$log"
 V=$OUT/sframe-unwind/tools/sframe-verify
 EXC=$ROOT/scripts/sframe-verify-exceptions
 
@@ -27,11 +30,18 @@ for f in "$OUT/vmlinux" $(find "$OUT" -path "$OUT/modinst" -prune -o -name '*.ko
 	rel=${f#"$OUT"/}
 	if out=$("$V" --quiet --exceptions "$EXC" "$f" 2>&1); then
 		pass "verify-$name: $rel" >>"$res"
+		ok=1
 	else
 		fail "verify-$name: $rel" >>"$res"
-		rc=1
+		rc=1 ok=
 	fi
-	echo "$out" | sed "s|^|[verify $name] |"
+	# every summary in the log; on the terminal vmlinux's and failures
+	echo "$out" | tee -a "$log" |
+		if [ "$rel" = vmlinux ] || [ -z "$ok" ]; then
+			sed "s|^|[verify $name] |"
+		else
+			cat >/dev/null
+		fi
 done
 # The fixups written at link time must be in vmlinux, sorted, and complete:
 # a second --write-fixups has nothing left to add.
@@ -54,5 +64,5 @@ if [ "$A" = x86_64 ] && [ -z "${VARIANT:-}" ]; then
 	grep -E '^(PASS|FAIL)' "$LOGS/verify-orc-tests.log" >>"$res"
 	grep -q '^FAIL' "$LOGS/verify-orc-tests.log" && rc=1
 fi
-echo "[verify $name] $(grep -c '^PASS' "$res") passed, $(grep -c '^FAIL' "$res") failed"
+echo "[verify $name] $(grep -c '^PASS' "$res") passed, $(grep -c '^FAIL' "$res") failed (summaries of vmlinux and every module: ${log#"$ROOT"/})"
 exit $rc
