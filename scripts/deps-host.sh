@@ -14,6 +14,10 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "[deps] installing: ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	# apt's notes (debconf's among them) go to a log, shown on failure
+	log=$(mktemp)
+	{ apt-get update -qq &&
+	  apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1 ||
+		{ tail -n 20 "$log"; rm -f "$log"; exit 1; }
+	rm -f "$log"
 fi

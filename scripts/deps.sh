@@ -40,8 +40,12 @@ for p in $PKGS; do
 done
 if [ -n "$missing" ]; then
 	echo "[deps] installing:$missing"
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+	# apt's notes (debconf's among them) go to a log, shown on failure
+	log=$(mktemp)
+	{ apt-get update -qq &&
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing; } >"$log" 2>&1 ||
+		{ tail -n 20 "$log"; rm -f "$log"; exit 1; }
+	rm -f "$log"
 fi
 
 # unpack_arm64 DIR PKG...: download the arm64 packages and unpack them
