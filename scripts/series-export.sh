@@ -238,6 +238,7 @@ EOF
 commit "kernel/unwind: add the SFrame unwinder's tests" "$msg"
 
 # 5. the options, and the hooks that build each part where it is placed
+add_sources Kconfig
 rewrite <"$orig/Kconfig" >"$up/Kconfig"
 hook() {	# hook DIR LINE: LINE added to DIR's Makefile (or Kbuild)
 	local mk=$up/$1/Makefile
