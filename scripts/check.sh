@@ -53,7 +53,7 @@ line_tests() {
 	done
 	# guests on one TCG thread (6.12) use one core each: both arches'
 	# run together
-	if [ "$(bash -c '. scripts/common.sh && tcg_thread')" = single ]; then
+	if one_core_guests "$kv"; then
 		echo "[$STAGE_TAG] kunit, qemu-test $kv: x86_64 and arm64 together ..."
 		for arch in x86_64 arm64; do
 			together vm_tests "$kv" $arch
@@ -65,6 +65,12 @@ line_tests() {
 		done
 	fi
 	unset KVER
+}
+
+# one_core_guests KVER: the line's guests run on one TCG thread
+# (tcg_thread in common.sh), so each takes one core
+one_core_guests() {
+	[ "$(KVER=$1 bash -c '. scripts/common.sh && tcg_thread')" = single ]
 }
 
 # vm_tests KVER ARCH: KUnit and the boot tests
@@ -117,8 +123,7 @@ if [ -n "${DEEP:-}" ]; then
 	# The fuzzer takes one core: it runs next to a KASAN guest on one TCG
 	# thread (6.12), the others run after each other.
 	for la in ${kasan_ok:-}; do
-		if [ "$(KVER=${la%-*} bash -c '. scripts/common.sh && tcg_thread')" = single ] &&
-		   [ -z "${fuzzing:-}" ]; then
+		if one_core_guests "${la%-*}" && [ -z "${fuzzing:-}" ]; then
 			echo "[$STAGE_TAG] kunit, qemu-test $la-kasan, fuzz: together ..."
 			together kasan_tests "$la"
 			together fuzz

@@ -13,6 +13,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/common.sh
 . "$ROOT/scripts/common.sh"
+export VARIANT=bisect
 arch_setup "${1:-}"
 A=$1
 up=$ROOT/build/export-$KVER/upstream
@@ -29,9 +30,9 @@ for c in "${commits[@]}"; do
 	subj=$(git -C "$up" log -1 --format=%s "$c")
 	# a new configuration every step: the fragments ask for options
 	# that the later patches add
-	rm -f "$KB/kbuild-$A-bisect/.fragments.sha256"
+	rm -f "$OUT/.fragments.sha256"
 	check "$(printf '%02d/%02d' "$k" "$n") $subj: builds" \
-		env KDIR="$up" VARIANT=bisect "$ROOT/scripts/build-kernel.sh" "$A"
+		env KDIR="$up" "$ROOT/scripts/build-kernel.sh" "$A"
 done | tee "$res"
 git -C "$up" checkout -q upstream
 echo "[series-bisect $KVER $A] $(grep -c '^PASS' "$res") passed, $(grep -c '^FAIL' "$res") failed"

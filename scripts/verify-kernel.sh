@@ -28,20 +28,16 @@ rc=0
 # (the build's modules; modinst/ holds copies the last initramfs installed)
 for f in "$OUT/vmlinux" $(find "$OUT" -path "$OUT/modinst" -prune -o -name '*.ko' -print | sort); do
 	rel=${f#"$OUT"/}
+	# every summary in the log; on the terminal vmlinux's and failures
 	if out=$("$V" --quiet --exceptions "$EXC" "$f" 2>&1); then
 		pass "verify-$name: $rel" >>"$res"
-		ok=1
+		[ "$rel" != vmlinux ] || echo "$out" | sed "s|^|[verify $name] |"
 	else
 		fail "verify-$name: $rel" >>"$res"
-		rc=1 ok=
+		echo "$out" | sed "s|^|[verify $name] |"
+		rc=1
 	fi
-	# every summary in the log; on the terminal vmlinux's and failures
-	echo "$out" | tee -a "$log" |
-		if [ "$rel" = vmlinux ] || [ -z "$ok" ]; then
-			sed "s|^|[verify $name] |"
-		else
-			cat >/dev/null
-		fi
+	echo "$out" >>"$log"
 done
 # The fixups written at link time must be in vmlinux, sorted, and complete:
 # a second --write-fixups has nothing left to add.
