@@ -27,17 +27,16 @@ FUZZ_SECONDS	?= 600
 
 CORE		:= $(wildcard lib/sframe/*.c)
 CORE_HDRS	:= $(wildcard include/sframe/*.h) lib/sframe/internal.h
-TOOL_SRCS	:= tools/dump.c tools/elf.c tools/sframe-elf.c
+TOOL_SRCS	:= tools/lib/dump.c tools/lib/elf.c tools/lib/sframe-elf.c
 
 # The programs' sources, as the kernel build has them (tools/sources.mk):
-# tools/sframe-host-core.c is the core.
+# tools/lib/host-core.c is the core.
 include tools/sources.mk
 tool-srcs	= $(addprefix tools/,$(patsubst %.o,%.c,$(1)))
 DUMP_SRCS	:= $(call tool-srcs,$(sframe-dump-objs))
-TOOL_HDRS	:= tools/dump.h tools/elf.h tools/sframe-elf.h
-TEST_SRCS	:= tools/testing/encode.c tools/sframe-layout.c
-TEST_HDRS	:= tools/testing/encode.h tools/testing/harness.h tools/wbuf.h \
-		   tools/sframe-layout.h
+TOOL_HDRS	:= $(wildcard tools/lib/*.h)
+TEST_SRCS	:= tools/testing/encode.c tools/lib/layout.c
+TEST_HDRS	:= tools/testing/encode.h tools/testing/harness.h
 
 .PHONY: all tools check-host fuzz bench-host check clean deps-host help results
 all: tools
@@ -49,17 +48,15 @@ help:
 # The core alone, freestanding: proves it needs no libc.
 $(HOST)/sframe-freestanding.o: $(CORE) $(CORE_HDRS)
 	@mkdir -p $(@D)
-	$(CC) -O2 $(CWARN) -Iinclude -ffreestanding -nostdlib -c tools/sframe-host-core.c -o $@
+	$(CC) -O2 $(CWARN) -Iinclude -ffreestanding -nostdlib -c tools/lib/host-core.c -o $@
 
 tools: tools/sframe-dump tools/sframe-verify tools/sframe-gen
 tools/sframe-dump: $(DUMP_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_HDRS)
 	$(CC) $(HOST_CFLAGS) -o $@ $(DUMP_SRCS)
 
-# sframe-gen: SFrame from DWARF CFI (tools/cfi.c); its checks run sanitized.
+# sframe-gen: SFrame from DWARF CFI (tools/gen/cfi.c); its checks run sanitized.
 GEN_SRCS	:= $(call tool-srcs,$(sframe-gen-objs))
-GEN_HDRS	:= tools/cfi.h tools/sframe-write.h tools/sframe-layout.h \
-		   tools/sframe-object.h tools/sframe-merge.h tools/wbuf.h \
-		   $(TOOL_HDRS) $(CORE_HDRS)
+GEN_HDRS	:= $(wildcard tools/gen/*.h) $(TOOL_HDRS) $(CORE_HDRS)
 tools/sframe-gen: $(GEN_SRCS) $(CORE) $(GEN_HDRS)
 	$(CC) $(HOST_CFLAGS) -o $@ $(GEN_SRCS)
 
@@ -67,14 +64,14 @@ $(HOST)/sframe-gen-san: $(GEN_SRCS) $(CORE) $(GEN_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(SAN_CFLAGS) -o $@ $(GEN_SRCS)
 
-$(HOST)/test-cfi: tools/testing/test-cfi.c tools/cfi.c tools/elf.c tools/cfi.h tools/elf.h $(TEST_HDRS)
+$(HOST)/test-cfi: tools/testing/test-cfi.c tools/gen/cfi.c tools/lib/elf.c tools/gen/cfi.h tools/lib/elf.h $(TEST_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(SAN_CFLAGS) -o $@ tools/testing/test-cfi.c tools/cfi.c tools/elf.c
+	$(CC) $(SAN_CFLAGS) -o $@ tools/testing/test-cfi.c tools/gen/cfi.c tools/lib/elf.c
 
 # The verifier is also a kernel hostprog (tools/Kbuild): these sources,
 # -Iinclude.
 VERIFY_SRCS	:= $(call tool-srcs,$(sframe-verify-objs))
-VERIFY_HDRS	:= tools/verify.h tools/search.h tools/elf.h tools/sframe-elf.h
+VERIFY_HDRS	:= tools/verify/verify.h $(TOOL_HDRS)
 tools/sframe-verify: $(VERIFY_SRCS) $(CORE) $(VERIFY_HDRS) $(CORE_HDRS)
 	$(CC) $(HOST_CFLAGS) -o $@ $(VERIFY_SRCS)
 
@@ -92,9 +89,9 @@ $(HOST)/test-%: tools/testing/test-%.c $(TEST_SRCS) $(TOOL_SRCS) $(CORE) $(TEST_
 
 # The core recompiled with a fault-injecting accessor (it includes
 # lib/sframe/*.c itself, as a user-memory build would).
-$(HOST)/test-accessor: tools/testing/test-accessor.c tools/testing/fault-access.h tools/elf.c tools/elf.h $(CORE) $(CORE_HDRS)
+$(HOST)/test-accessor: tools/testing/test-accessor.c tools/testing/fault-access.h tools/lib/elf.c tools/lib/elf.h $(CORE) $(CORE_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(SAN_CFLAGS) -Itools/testing -o $@ $< tools/elf.c
+	$(CC) $(SAN_CFLAGS) -Itools/testing -o $@ $< tools/lib/elf.c
 
 # libsframe 2.40 shares symbol names with the core: pre-link it with its
 # glue and keep only the ls_* entry points global.
@@ -128,10 +125,10 @@ check-host: deps-host
 	@tools/testing/run-host-tests.sh | tee $(RESULTS)/host.txt
 	@scripts/summary.sh $(RESULTS)/host.txt
 
-$(HOST)/fuzz-sframe: tools/testing/fuzz-sframe.c tools/cfi.c tools/cfi.h $(TOOL_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_HDRS)
+$(HOST)/fuzz-sframe: tools/testing/fuzz-sframe.c tools/gen/cfi.c tools/gen/cfi.h $(TOOL_SRCS) $(CORE) $(TOOL_HDRS) $(CORE_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) -O1 -g -Iinclude -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -o $@ $< tools/dump.c tools/cfi.c $(CORE)
+		-fno-sanitize-recover=all -o $@ $< tools/lib/dump.c tools/gen/cfi.c $(CORE)
 
 fuzz: deps-host $(HOST)/fuzz-sframe
 	@tools/testing/run-fuzz.sh $(HOST)/fuzz-sframe $(FUZZ_SECONDS)

@@ -79,7 +79,7 @@ OMIT="-fomit-frame-pointer"
 FP="-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
 SFRAME="-Wa,--gsframe"
 # the sampler reads ELF symbol tables with the tools' ELF reader
-SRCS="$SRC/sampler.c $SRC/perfring.c $SRC/chain.c $ROOT/tools/elf.c"
+SRCS="$SRC/sampler.c $SRC/perfring.c $SRC/chain.c $ROOT/tools/lib/elf.c"
 LIB="$SRC/chainlib.c"
 # the plain workload for the perf tool
 WSRCS="$SRC/workload.c $SRC/chain.c"
@@ -148,7 +148,7 @@ stamp=$( { printf '%s\n' "${cmds[@]}"; $CC --version | sed -n 1p
 	   $CLANG --version | sed -n 1p; sha256sum "$GEN"
 	   dpkg-query -W "$LIBC"; cat "$SRC"/*.c "$SRC"/*.h "$SRC"/*.S "$0" \
 	   "$ROOT"/include/sframe/*.h "$ROOT"/lib/sframe/*.[ch] \
-	   "$ROOT"/tools/elf.[ch] "$ROOT/tools/search.h"; } |
+	   "$ROOT"/tools/lib/elf.[ch] "$ROOT/tools/lib/search.h"; } |
 	 sha256sum | cut -d' ' -f1)
 uptodate=1
 [ "$(cat "$OUTU/.stamp" 2>/dev/null)" = "$stamp" ] || uptodate=

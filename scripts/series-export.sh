@@ -41,7 +41,7 @@ place() {
 	kernel/include/sframe/*) echo "include/linux/sframe/${1#kernel/include/sframe/}" ;;
 	lib/sframe/*)		 echo "$1" ;;
 	kernel/*)		 echo "kernel/unwind/${1#kernel/}" ;;
-	tools/*/*)		 ;;
+	tools/testing/*|tools/bench/*) ;;
 	tools/*)		 echo "scripts/sframe/${1#tools/}" ;;
 	kunit/*|livepatch/*|qemu/modules/*) echo "kernel/unwind/tests/${1##*/}" ;;
 	scripts/sframe-verify-exceptions|scripts/sframe-concat.lds)
@@ -62,6 +62,7 @@ rewrite() {
 	s{^# sframe_park\.h: the parked chain, shared with the KUnit suites\n}{};
 	s{-I\$\(srctree\)/sframe-unwind/kernel\b}{-I\$(src)};
 	s{^(HOST_EXTRACFLAGS \+= )-I\$\(srctree\)/sframe-unwind/include}{$1-idirafter \$(srctree)/include};
+	s{"\.\./\.\./lib/sframe/}{"../../../lib/sframe/};
 	s{"\.\./lib/sframe/}{"../../lib/sframe/};
 	s{sframe-unwind/include/sframe/}{include/linux/sframe/}g;
 	s{sframe-unwind/scripts/}{scripts/sframe/}g;

@@ -67,8 +67,8 @@
 
 #include "chain.h"
 #include "perfring.h"
-#include "../../tools/elf.h"
-#include "../../tools/search.h"
+#include "../../tools/lib/elf.h"
+#include "../../tools/lib/search.h"
 
 #define RING_PAGES	64		/* default data pages of the ring buffer */
 #define MAX_REPORT	5		/* failing samples printed per kind */
@@ -201,7 +201,7 @@ static const char *symbolize(uint64_t addr, char *buf, size_t len)
 	return buf;
 }
 
-/* ---- symbols of the ELF files (tools/elf.c) ------------------------------ */
+/* ---- symbols of the ELF files (tools/lib/elf.c) ------------------------------ */
 
 /* Lowest PT_LOAD address, page aligned: where the offset-0 mapping starts. */
 static uint64_t elf_base(const struct elf_file *f)

@@ -28,7 +28,7 @@
 #include <string.h>
 #include <time.h>
 #include <sframe/sframe.h>
-#include "../sframe-elf.h"
+#include "../lib/sframe-elf.h"
 #include "libsframe-glue.h"
 #include "libc-alloc.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "encode.h"
-#include "../sframe-layout.h"
+#include "../lib/layout.h"
 
 static uint64_t get(const uint8_t *p, int n, int be)
 {

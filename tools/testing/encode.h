@@ -2,7 +2,7 @@
 /*
  * Test-only SFrame encoder: re-encodes a decoded section in another
  * version, byte order, FRE start width, data-word size, FDE order and
- * auxiliary-header size (with sframe-gen's layout, tools/sframe-layout.c),
+ * auxiliary-header size (with sframe-gen's layout, tools/lib/layout.c),
  * so the tests can check that the decoder gives the same answers for the
  * same rows however they are encoded.
  */

@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sframe/sframe.h>
-#include "../cfi.h"
-#include "../dump.h"
+#include "../gen/cfi.h"
+#include "../lib/dump.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

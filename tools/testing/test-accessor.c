@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
-#include "../elf.h"
+#include "../lib/elf.h"
 
 long fault_budget = -1;
 unsigned long fault_reads;

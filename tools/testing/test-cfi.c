@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Host tests of the CFI reader of sframe-gen (tools/cfi.c) on hostile
+ * Host tests of the CFI reader of sframe-gen (tools/gen/cfi.c) on hostile
  * input: a real .eh_frame truncated at every byte, with every single bit
  * flipped (in its first 2 KiB), and with random bytes overwritten.  Each
  * must give rows or a one-line error, never a crash, a hang or a read
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "harness.h"
-#include "../cfi.h"
-#include "../elf.h"
+#include "../gen/cfi.h"
+#include "../lib/elf.h"
 
 static int run_one(const struct cfi_abi *abi, const uint8_t *data, size_t size,
 		   uint64_t addr)

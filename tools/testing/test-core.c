@@ -25,7 +25,7 @@
 #include <sframe/sframe.h>
 #include "harness.h"
 #include "encode.h"
-#include "../elf.h"
+#include "../lib/elf.h"
 
 struct exp_loc {
 	int kind, deref, reg;

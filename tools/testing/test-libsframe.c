@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sframe/sframe.h>
 #include "harness.h"
-#include "../sframe-elf.h"
+#include "../lib/sframe-elf.h"
 #include "../bench/libsframe-glue.h"
 
 /* libsframe gives a CFA-relative slot offset, or none (value unchanged). */

@@ -12,7 +12,7 @@
 #include <sframe/sframe.h>
 #include "harness.h"
 #include "encode.h"
-#include "../elf.h"
+#include "../lib/elf.h"
 
 struct base {
 	uint8_t *data;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * sframe-gen: SFrame from DWARF CFI (the CFI reader is tools/cfi.c), and
+ * sframe-gen: SFrame from DWARF CFI (the CFI reader is tools/gen/cfi.c), and
  * the SFrame sections of a relocatable link merged into one.
  *
  *   sframe-gen [--sframe-version 1|2|3] [--addr ADDR] -o OUT FILE
@@ -16,11 +16,11 @@
  * at every byte before it is written.
  *
  * --object: a copy of the relocatable FILE.o with that section added,
- * relocated as gas relocates its own (tools/sframe-object.c).
+ * relocated as gas relocates its own (tools/gen/object.c).
  *
  * --merge: a copy of FILE.o (vmlinux.o) whose .sframe is the SFrame
  * sections `ld -r` concatenated into .sframe_cat, as one section
- * (tools/sframe-merge.c).
+ * (tools/gen/merge.c).
  *
  * --compare:
  * For each ELF file (object, executable, shared library, vmlinux, .ko;
@@ -37,11 +37,11 @@
 #include <string.h>
 #include <sframe/sframe.h>
 #include "cfi.h"
-#include "elf.h"
-#include "sframe-elf.h"
-#include "sframe-merge.h"
-#include "sframe-object.h"
-#include "sframe-write.h"
+#include "../lib/elf.h"
+#include "../lib/sframe-elf.h"
+#include "merge.h"
+#include "object.h"
+#include "write.h"
 
 struct stats {
 	uint64_t fdes, fdes_inexpressible, fdes_gas, fdes_no_gas, fdes_flex,

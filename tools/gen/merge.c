@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sframe/format.h>
-#include "sframe-elf.h"
-#include "sframe-merge.h"
-#include "sframe-object.h"
+#include "../lib/sframe-elf.h"
+#include "merge.h"
+#include "object.h"
 
 /* Can @q be merged into a section that starts like @p? */
 static const char *part_differs(const struct sframe_section *p,

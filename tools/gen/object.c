@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A relocatable object with an SFrame section added (see sframe-object.h).
+ * A relocatable object with an SFrame section added (see object.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sframe/format.h>
-#include "sframe-object.h"
+#include "object.h"
 
 #define SHT_RELA_		4
 #define SHT_GNU_SFRAME_		0x6ffffff4

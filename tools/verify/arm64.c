@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "search.h"
+#include "../lib/search.h"
 #include "verify.h"
 
 /* The instruction at @p: A64 instructions are little-endian in any ELF. */

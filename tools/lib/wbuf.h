@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A growing byte buffer that stores integers in a chosen byte order, for
- * the layout of SFrame sections (tools/sframe-layout.c).
+ * the layout of SFrame sections (tools/lib/layout.c).
  */
 #ifndef _SFRAME_TOOLS_WBUF_H
 #define _SFRAME_TOOLS_WBUF_H

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sframe/sframe.h>
-#include "elf.h"
+#include "../lib/elf.h"
 
 /**
  * struct sframe_object_add - what sframe_object_write() adds

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The SFrame writer of sframe-gen (tools/sframe-write.c): rows from the
+ * The SFrame writer of sframe-gen (tools/gen/write.c): rows from the
  * CFI reader to a section of version 1, 2 or 3.
  */
 #ifndef _SFRAME_TOOLS_SFRAME_WRITE_H

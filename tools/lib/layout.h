@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * How the bytes of an SFrame section are laid out, for the programs that
- * write sections: sframe-gen (tools/sframe-write.c, from CFI rows) and the
+ * write sections: sframe-gen (tools/gen/write.c, from CFI rows) and the
  * host tests' re-encoder (tools/testing/encode.c, from a decoded section).
  * They decide what to write; this is the one place that knows where each
  * field goes in version 1, 2 and 3 (the layout of include/sframe/format.h).

@@ -19,8 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dump.h"
-#include "sframe-elf.h"
+#include "../lib/dump.h"
+#include "../lib/sframe-elf.h"
 
 #define MAX_LOOKUPS 64
 

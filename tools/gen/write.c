@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The SFrame writer of sframe-gen: rows (struct cfi_fde, tools/cfi.h) to
+ * The SFrame writer of sframe-gen: rows (struct cfi_fde, tools/gen/cfi.h) to
  * an SFrame section of version 1, 2 (with the PC-relative function starts
  * of errata 1) or 3, sorted, in the target's byte order.  Functions with a
  * row SFrame cannot express are left out (and counted by the caller);
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sframe/sframe.h>
-#include "sframe-write.h"
-#include "sframe-layout.h"
+#include "write.h"
+#include "../lib/layout.h"
 
 /* Bytes needed for the signed value @v: 1, 2 or 4 (0: does not fit). */
 static int word_size(int64_t v)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * sframe-gen --merge (sframe-merge.c): the SFrame sections `ld -r`
+ * sframe-gen --merge (merge.c): the SFrame sections `ld -r`
  * concatenated into .sframe_cat, as one .sframe in a copy of the object.
  */
 #ifndef _SFRAME_TOOLS_SFRAME_MERGE_H

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The layout of an SFrame section's bytes (see sframe-layout.h): header,
+ * The layout of an SFrame section's bytes (see layout.h): header,
  * FDE index, FRE sub-section, in the field widths and order of each
  * version.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <sframe/sframe.h>
-#include "sframe-layout.h"
+#include "layout.h"
 
 /* Bytes of one FDE index entry of @version. */
 int sframe_layout_fde_size(int version)

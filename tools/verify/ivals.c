@@ -5,7 +5,7 @@
  * adjacent intervals; the queries take a merged set.
  */
 #include <stdlib.h>
-#include "search.h"
+#include "../lib/search.h"
 #include "verify.h"
 
 /**

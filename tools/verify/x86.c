@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "search.h"
+#include "../lib/search.h"
 #include "verify.h"
 
 /*

@@ -2,13 +2,15 @@
 /*
  * sframe-verify, the parts of one program (see sframe-verify.c):
  *
- *   sframe-verify.c      driver: options, loading an input (symbols,
- *                        SFrame, annotations), coverage, findings, summary
- *   verify-x86.c         x86_64: SFrame against ORC, instruction patterns
- *   verify-arm64.c       arm64: FDEs against symbols, AAPCS64 frame records
- *   verify-fixups.c      fixup writers: --write-fixups, --module-fixups
- *   verify-ivals.c       interval sets
- *   verify-exceptions.c  the exceptions file
+ *   sframe-verify.c  driver: options, the work on each input
+ *   input.c          reading an input: symbols, SFrame, annotations
+ *   coverage.c       check: every code byte described, annotation spans
+ *   x86.c            check, x86_64: SFrame against ORC, instruction patterns
+ *   arm64.c          check, arm64: FDEs against symbols, AAPCS64 frame records
+ *   fixups.c         fixup writers: --write-fixups, --module-fixups
+ *   report.c         findings as lines, the summary
+ *   ivals.c          interval sets
+ *   exceptions.c     the exceptions file
  */
 #ifndef _SFRAME_TOOLS_VERIFY_H
 #define _SFRAME_TOOLS_VERIFY_H
@@ -17,7 +19,7 @@
 #include <stdint.h>
 #include <sframe/sframe.h>
 #include <sframe/annot.h>
-#include "sframe-elf.h"
+#include "../lib/sframe-elf.h"
 
 extern const char *prog;
 
@@ -115,9 +117,20 @@ struct part {
 	u32 first;		/* index of its first FDE in the sequence */
 };
 
+/* The options of a run (sframe-verify.c), as the parts read them. */
+struct verify_opts {
+	int verbose;		/* --verbose: every finding, known ones too */
+	int quiet;		/* --quiet: unknown findings and the summary */
+	int warn;		/* --policy warn: unknown findings exit 0 */
+	int fixups;		/* --write-fixups */
+	int count;		/* --count-fixups: print only their number */
+	const char *modfix;	/* --module-fixups FILE, or NULL */
+};
+
 /* Everything known about the current input. */
 struct input {
 	const char *path;
+	const struct verify_opts *opt;
 	struct elf_file f;
 	const char *arch;
 	struct abi_regs sec;	/* register numbers, the same in every part */
@@ -159,11 +172,15 @@ static inline void annot_set_start(struct sframe_annot *a, uint64_t addr,
 	a->pc = (s32)(start - addr - offsetof(struct sframe_annot, pc));
 }
 
-/* sframe-verify.c */
+/* input.c */
 void die(const char *path, const char *fmt, ...);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
+void load_symbols(struct input *in);
+void load_sframe(struct input *in);
+void load_annots(struct input *in);
+void input_free(struct input *in);
 struct region *region_at(const struct input *in, uint64_t a);
 const struct region *region_or_fake(const struct input *in, uint64_t a,
 				    struct region *fake);
@@ -172,19 +189,26 @@ const struct part *part_at(const struct input *in, uint64_t pc,
 			   struct sframe_fde *fde);
 int sframe_rule_at(const struct input *in, uint64_t pc,
 		   struct sframe_rule *r);
-void fmt_sframe(const struct input *in, int err, const struct sframe_rule *r,
-		char *buf, size_t n);
 void annot_get(const struct input *in, const uint8_t *p,
 	       struct sframe_annot *a);
 void annot_put(const struct input *in, uint8_t *p,
 	       const struct sframe_annot *a);
+
+/* coverage.c */
+void check_coverage(struct input *in);
+void check_annot_spans(struct input *in);
+
+/* report.c */
+void fmt_sframe(const struct input *in, int err, const struct sframe_rule *r,
+		char *buf, size_t n);
 void sym_range(const struct region *r, uint64_t lo, uint64_t hi, char *buf,
 	       size_t n);
 int finding(struct input *in, const char *what, const struct region *r,
 	    uint64_t lo, uint64_t hi, const struct exception *e,
 	    const char *known, const char *detail);
+void print_summary(const struct input *in);
 
-/* verify-x86.c */
+/* x86.c */
 int is_drap_gap(const struct input *in, const struct region *r, uint64_t lo,
 		uint64_t hi);
 int is_call_padding(const struct input *in, const struct region *r,
@@ -193,23 +217,23 @@ void load_orc(struct input *in);
 void load_alts(struct input *in);
 void check_orc(struct input *in);
 
-/* verify-arm64.c */
+/* arm64.c */
 int is_ftrace_nops(const struct input *in, const struct region *r,
 		   uint64_t lo, uint64_t hi);
 void check_arm64(struct input *in);
 
-/* verify-fixups.c */
+/* fixups.c */
 int do_fixups(struct input *in, int write);
 void do_module_fixups(struct input *in, const char *path);
 
-/* verify-ivals.c */
+/* ivals.c */
 void iv_add(struct ivals *s, uint64_t lo, uint64_t hi);
 void iv_merge(struct ivals *s);
 uint64_t iv_overlap(const struct ivals *s, uint64_t lo, uint64_t hi);
 void iv_subtract(const struct ivals *s, uint64_t lo, uint64_t hi,
 		 struct ivals *out);
 
-/* verify-exceptions.c */
+/* exceptions.c */
 void exc_load(const char *path);
 void exc_resolve(struct input *in);
 struct exception *exc_match(const struct input *in, enum exc_kind kind,
