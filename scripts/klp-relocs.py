@@ -3,7 +3,7 @@
 """klp-relocs.py IN.ko OUT.ko: turn references into livepatch relocations.
 
 Linux 6.1 has no klp-convert.  A livepatch module built from
-livepatch/sframe_klp_reloc.c reserves, for each object OBJ it needs
+qemu/modules/livepatch/sframe_klp_reloc.c reserves, for each object OBJ it needs
 symbols of:
   - a local symbol ".klp.sym.OBJ.NAME,POS" for each symbol NAME it calls
     as a weak undefined symbol (so that modpost accepts it);

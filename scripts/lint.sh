@@ -15,9 +15,9 @@ res=$RESULTS/lint.txt
 : >"$res"
 cd "$ROOT"
 # (test fixtures are compiler input shaped for their stack frames: skipped)
-mapfile -t srcs < <(find include lib kernel kunit livepatch qemu/modules tools -name '*.[ch]' \
+mapfile -t srcs < <(find include lib kernel kunit qemu/modules tools -name '*.[ch]' \
 	-not -path '*/fixtures/*' 2>/dev/null | sort)
-mapfile -t ksrcs < <(find include lib kernel kunit livepatch qemu/modules -name '*.[ch]' 2>/dev/null | sort)
+mapfile -t ksrcs < <(find include lib kernel kunit qemu/modules -name '*.[ch]' 2>/dev/null | sort)
 
 # Types checkpatch should ignore for FILE (scripts/checkpatch-exceptions).
 cp_ignores() {

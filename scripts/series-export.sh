@@ -10,7 +10,7 @@
 #   lib/sframe/                              ->  lib/sframe/
 #   kernel/                                  ->  kernel/unwind/
 #   tools/ (the build's host programs)       ->  scripts/sframe/
-#   kunit/, livepatch/, qemu/modules/        ->  kernel/unwind/tests/
+#   kunit/, qemu/modules/ (test modules)    ->  kernel/unwind/tests/
 #   Kconfig                                  ->  kernel/unwind/Kconfig
 #
 # The series is built as git history in build/export-KVER (a pristine
@@ -43,7 +43,7 @@ place() {
 	kernel/*)		 echo "kernel/unwind/${1#kernel/}" ;;
 	tools/testing/*|tools/bench/*) ;;
 	tools/*)		 echo "scripts/sframe/${1#tools/}" ;;
-	kunit/*|livepatch/*|qemu/modules/*) echo "kernel/unwind/tests/${1##*/}" ;;
+	kunit/*|qemu/modules/*)	 echo "kernel/unwind/tests/${1##*/}" ;;
 	scripts/sframe-verify-exceptions|scripts/sframe-concat.lds)
 				 echo "scripts/sframe/${1#scripts/}" ;;
 	Kconfig)		 echo kernel/unwind/Kconfig ;;
@@ -227,7 +227,7 @@ cat >"$msg" <<-'EOF'
 EOF
 commit "kernel/unwind: add the SFrame kernel and user unwinders" "$msg"
 
-add_sources 'kunit/*' 'livepatch/*' 'qemu/modules/*'
+add_sources 'kunit/*' 'qemu/modules/*'
 cat >"$msg" <<-'EOF'
 	KUnit suites of the decoder, of vmlinux's and the modules' sections
 	and of the unwinder (reliable walks across exception boundaries,

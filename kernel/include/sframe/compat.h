@@ -2,7 +2,7 @@
 /*
  * The kernel APIs that differ between the supported kernel lines, 6.1
  * and 6.12, in one place: everything else in kernel/, kunit/ and
- * livepatch/ is written once, against these helpers.  Adding a line
+ * qemu/modules/ is written once, against these helpers.  Adding a line
  * means adding its branch here (and its patch series, scripts/patches/).
  */
 #ifndef _SFRAME_COMPAT_H
