@@ -10,7 +10,7 @@
 #                        static
 #   sframe-hostile       -O2 -fomit-frame-pointer, SFrame, static, threads, .sframe
 #                        outside the text segment (-z separate-code): forges
-#                        its own .sframe and stack under perf (hostile.c,
+#                        its own .sframe and stack under perf (hostile/,
 #                        with the SFrame core lib/sframe/)
 #   chain-work-static    the chain as a plain program for the perf tool
 #                        (workload.c: no sampling, runs for -t seconds),
@@ -116,6 +116,9 @@ make -s -C "$ROOT" tools/sframe-gen
 
 # The SFrame core, as the host tools build it (all of lib/sframe/)
 CORE=$(echo "$ROOT"/lib/sframe/*.c)
+# sframe-hostile, one file per job (qemu/user/hostile/), in a fixed order
+HOSTILE="$SRC/hostile/main.c $SRC/hostile/section.c $SRC/hostile/stack.c"
+HOSTILE="$HOSTILE $SRC/hostile/perf.c $SRC/hostile/conc.c"
 # One command line per artefact, in build order (also the stamp's input).
 cmds=(
 "$CC $CFLAGS $OMIT $SFRAME -static -o chain-sframe-static $SRCS $LIB"
@@ -126,7 +129,7 @@ cmds=(
 "$CC $CFLAGS $OMIT $SFRAME -static $EHHDR -o chain-work-static $WSRCS $LIB"
 "$CC $CFLAGS $OMIT $SFRAME -o chain-work-dyn $WSRCS -L. -lchain -Wl,-rpath,'\$ORIGIN'"
 "$CC $CFLAGS $OMIT $SFRAME -pthread -DWORK_THREADS=4 -static $EHHDR -o chain-work-threads $WSRCS $LIB"
-"$CC $CFLAGS $OMIT $SFRAME -static $SEPCODE -pthread -I$ROOT/include -o sframe-hostile $SRC/hostile.c $SRC/perfring.c $CORE"
+"$CC $CFLAGS $OMIT $SFRAME -static $SEPCODE -pthread -I$ROOT/include -o sframe-hostile $HOSTILE $SRC/perfring.c $CORE"
 "$CC $CFLAGS $OMIT $SFRAME -static -pthread -o churn $SRC/churn.c $SRC/perfring.c"
 "$CC $CFLAGS $FP $SFRAME -static $COSTLYTEXT -I$ROOT/include -o sframe-costly $SRC/costly.c $CORE"
 "gen_clang chain-clang-static $SRCS $LIB"
@@ -146,7 +149,8 @@ outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp
 # C library changes
 stamp=$( { printf '%s\n' "${cmds[@]}"; $CC --version | sed -n 1p
 	   $CLANG --version | sed -n 1p; sha256sum "$GEN"
-	   dpkg-query -W "$LIBC"; cat "$SRC"/*.c "$SRC"/*.h "$SRC"/*.S "$0" \
+	   dpkg-query -W "$LIBC"; cat "$SRC"/*.c "$SRC"/*.h "$SRC"/*.S \
+	   "$SRC"/hostile/*.c "$SRC"/hostile/*.h "$0" \
 	   "$ROOT"/include/sframe/*.h "$ROOT"/lib/sframe/*.[ch] \
 	   "$ROOT"/tools/lib/elf.[ch] "$ROOT/tools/lib/search.h"; } |
 	 sha256sum | cut -d' ' -f1)
