@@ -160,18 +160,27 @@ static int sframe_annot_prepare(struct sframe_annot *tab, size_t n,
 	return used;
 }
 
+/* The start of entry @i of an annotation table (a sframe_start_fn). */
+static int __init sframe_annot_start_of(const void *ctx, u32 i, u64 *start)
+{
+	const struct sframe_annot_table *t = ctx;
+
+	*start = sframe_annot_start(&t->entries[i]);
+	return 0;
+}
+
 /*
- * The block index of a sorted table: an uncached lookup costs two loads
- * and one entry's range check instead of a binary search, and for most
- * text (blocks no entry touches) one bit test.  Built before the table is
- * used; never changed.
+ * The block index of a sorted table (sframe_block_bounds()): an uncached
+ * lookup costs two loads and one entry's range check instead of a binary
+ * search, and for most text (blocks no entry touches) one bit test.  Built
+ * before the table is used; never changed.
  */
 static void __init sframe_annot_blocks_init(struct sframe_annot_table *t)
 {
-	unsigned long lo = ULONG_MAX, hi = 0, start, nblocks, b;
+	unsigned long lo = ULONG_MAX, hi = 0, start, nblocks;
 	size_t i;
 
-	if (!t->count || t->count > U16_MAX)
+	if (!t->count || t->count > U32_MAX)
 		return;
 	for (i = 0; i < t->count; i++) {
 		start = sframe_annot_start(&t->entries[i]);
@@ -199,14 +208,11 @@ static void __init sframe_annot_blocks_init(struct sframe_annot_table *t)
 				   (start >> SFRAME_ANNOT_BLOCK_SHIFT) + 1);
 	}
 	/* Sorted by start: one pass, for every block boundary. */
-	for (b = 0, i = 0; b <= nblocks; b++) {
-		start = lo + (b << SFRAME_ANNOT_BLOCK_SHIFT);
-		while (i < t->count && sframe_annot_start(&t->entries[i]) <= start)
-			i++;
-		t->first[b] = i;	/* the last boundary is past every start */
-	}
+	sframe_block_fill(t->first, nblocks, SFRAME_ANNOT_BLOCK_SHIFT, lo,
+			  t->count, sframe_annot_start_of, t);
 	t->lo = lo;
 	t->hi = hi;
+	t->nblocks = nblocks;
 }
 
 static LIST_HEAD(sframe_modules);
@@ -391,11 +397,10 @@ static void __init sframe_vmlinux_annot_init(void)
 	sframe_annot_blocks_init(&sframe_vmlinux_annot);
 	if (sframe_vmlinux_annot.first) {
 		const struct sframe_annot_table *t = &sframe_vmlinux_annot;
-		unsigned long nblocks = ((t->hi - t->lo - 1) >>
-					 SFRAME_ANNOT_BLOCK_SHIFT) + 1;
+		unsigned long nblocks = t->nblocks;
 
 		pr_info("vmlinux: %d annotations (%zu slots), block index %lu bytes, %u of %lu blocks covered\n",
-			used, n, (nblocks + 1) * sizeof(u16) +
+			used, n, (nblocks + 1) * sizeof(*t->first) +
 			BITS_TO_LONGS(nblocks) * sizeof(long),
 			bitmap_weight(t->covered, nblocks), nblocks);
 	} else {

@@ -308,7 +308,8 @@ static inline void sframe_rule_set_recovery(struct sframe_rule *rule,
  * @start: row start addresses minus @base, strictly ascending
  * @id: each row's rule number, %SFRAME_ROWS_GAP or %SFRAME_ROWS_CORE
  * @rules: the distinct rules
- * @block: per block, the row that covers the block's first byte
+ * @block: block index of @start (sframe_block_bounds()), @nblocks + 1
+ *         entries
  *
  * Built once by sframe_rows_build() from a section that passed
  * sframe_validate() and cannot change afterwards (vmlinux, a module):
@@ -411,6 +412,55 @@ int sframe_fre_field(const struct sframe_section *sec,
 		     const struct sframe_fde *fde, const struct sframe_fre *fre,
 		     enum sframe_field_id field, struct sframe_field *loc);
 #endif
+
+/*
+ * A block index, ORC's lookup table in one form for every sorted table of
+ * ours (a section's FDEs, decoded rows, the kernel's annotations): a text
+ * range cut into blocks of 1 << shift bytes and, for each block boundary b
+ * (0 to the number of blocks), first[b]: how many of the table's entries,
+ * in start order, start at or below the range's start + (b << shift).
+ * Built by sframe_block_fill(), read by sframe_block_bounds().
+ */
+
+/**
+ * typedef sframe_start_fn - the start of a table's entry, for its index
+ * @ctx: the table
+ * @i: entry number, in start order
+ * @start: result: the entry's start address
+ *
+ * Return: 0, or a negative SFRAME_E_* code (sframe_block_fill() fails).
+ */
+typedef int (*sframe_start_fn)(const void *ctx, u32 i, u64 *start);
+
+int sframe_block_fill(u32 *first, u64 nblocks, unsigned int shift, u64 base,
+		      u32 n, sframe_start_fn start, const void *ctx);
+
+/**
+ * sframe_block_bounds() - how far a block index narrows a search
+ * @first: the index (sframe_block_fill()), @nblocks + 1 entries
+ * @nblocks: blocks in the indexed range
+ * @shift: log2 of the block size
+ * @off: an address minus the start of the range
+ * @lo: result: at least this many entries start at or below the address
+ * @hi: result: at most this many do
+ *
+ * The entry covering the address, if any, is the last one starting at or
+ * below it: number @lo - 1 to @hi - 1, usually one or two candidates.
+ *
+ * Return: false if @off lies past the range (no entry covers it).
+ */
+static __always_inline bool sframe_block_bounds(const u32 *first, u64 nblocks,
+						unsigned int shift, u64 off,
+						u32 *lo, u32 *hi)
+{
+	u64 b = off >> shift;
+
+	if (b >= nblocks)
+		return false;
+	*lo = first[b];
+	*hi = first[b + 1];
+	return true;
+}
 
 /* AArch64 (either byte order): signed return addresses, PAC keys. */
 static inline bool sframe_abi_aarch64(const struct sframe_section *sec)

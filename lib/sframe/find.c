@@ -253,15 +253,11 @@ static __always_inline int sframe_search(const struct sframe_section *sec,
 	int err;
 
 	if (sec->blocks) {
-		u64 b;
-
-		if (pc < sec->idx_base)
+		if (pc < sec->idx_base ||
+		    !sframe_block_bounds(sec->blocks, sec->idx_nblocks,
+					 sec->idx_shift, pc - sec->idx_base,
+					 &lo, &hi))
 			return -SFRAME_E_NO_FDE;
-		b = (pc - sec->idx_base) >> sec->idx_shift;
-		if (b >= sec->idx_nblocks)
-			return -SFRAME_E_NO_FDE;
-		lo = sec->blocks[b];
-		hi = sec->blocks[b + 1];
 		if (unlikely(lo > hi || hi > sec->num_fdes))
 			return -SFRAME_E_INDEX;
 	} else if (!sec->order && !(sec->flags & SFRAME_F_FDE_SORTED)) {

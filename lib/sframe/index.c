@@ -1,10 +1,53 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * SFrame core: the lookup index, a block table over the text that bounds
- * each FDE search to a few entries, and the sort order of sections whose
- * FDEs are not sorted (heapsort: in place, no allocation).
+ * SFrame core: block indexes (sframe_block_fill(), the one builder of the
+ * index form every sorted table here uses), a section's lookup index, a
+ * block table over the text that bounds each FDE search to a few entries,
+ * and the sort order of sections whose FDEs are not sorted (heapsort: in
+ * place, no allocation).
  */
 #include "internal.h"
+
+/**
+ * sframe_block_fill() - build a block index (see sframe_block_bounds())
+ * @first: the index, @nblocks + 1 entries
+ * @nblocks: blocks from @base on
+ * @shift: log2 of the block size, at most 32
+ * @base: start of the indexed range
+ * @n: entries of the table
+ * @start: the start address of an entry, entries in ascending start order
+ * @ctx: the table, for @start
+ *
+ * One pass over the table: first[b] counts the entries starting at or
+ * below @base + (b << @shift).  Where the end of the last block lies past
+ * the address space, that boundary counts every entry.
+ *
+ * Return: 0, or what @start returned.
+ */
+int sframe_block_fill(u32 *first, u64 nblocks, unsigned int shift, u64 base,
+		      u32 n, sframe_start_fn start, const void *ctx)
+{
+	u64 b, bstart, s;
+	u32 c = 0;
+	int err;
+
+	for (b = 0; b <= nblocks; b++) {
+		bstart = base + (b << shift);
+		if (bstart < base)
+			bstart = ~0ULL;
+		while (c < n) {
+			err = start(ctx, c, &s);
+			if (err)
+				return err;
+			if (s > bstart)
+				break;
+			c++;
+		}
+		first[b] = c;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sframe_block_fill);
 
 /* Text range covered by the FDEs: [*lo, *hi). */
 int sframe_text_range(const struct sframe_section *sec, u64 *lo, u64 *hi)
@@ -128,6 +171,14 @@ static int sframe_sort_order(const struct sframe_section *sec, u32 *order)
 	return 0;
 }
 
+/* The start of the FDE at sorted position @pos (a sframe_start_fn). */
+static int sframe_fde_start_sorted(const void *ctx, u32 pos, u64 *start)
+{
+	const struct sframe_section *sec = ctx;
+
+	return sframe_fde_start(sec, sframe_pos(sec, pos), start);
+}
+
 /**
  * sframe_index_build() - build a lookup index in caller-provided memory
  * @sec: opened section; on success it uses the index for every lookup
@@ -136,9 +187,9 @@ static int sframe_sort_order(const struct sframe_section *sec, u32 *order)
  *       of @sec
  * @nwords: size of @mem in u32 words
  *
- * Like ORC's lookup table: for each block of text, the number of FDEs (in
- * start order) starting at or before the block, so that a lookup binary-
- * searches only the FDEs of one block.  Unsorted sections (relocatable
+ * Like ORC's lookup table: a block index of the FDEs in start order
+ * (sframe_block_bounds()), so that a lookup binary-searches only the FDEs
+ * of one block.  Unsorted sections (relocatable
  * objects, modules) also get the sorted order of their FDEs, which makes
  * their lookups logarithmic instead of linear.
  *
@@ -148,9 +199,9 @@ int sframe_index_build(struct sframe_section *sec, unsigned int shift,
 		       u32 *mem, u32 nwords)
 {
 	struct sframe_section tmp = *sec;
-	u32 need, nblocks, b, c = 0, n = sec->num_fdes;
+	u32 need, nblocks, n = sec->num_fdes;
 	u32 *blocks = mem;
-	u64 lo, hi, start;
+	u64 lo, hi;
 	int err;
 
 	err = sframe_index_size(sec, shift, &need);
@@ -172,23 +223,10 @@ int sframe_index_build(struct sframe_section *sec, unsigned int shift,
 		tmp.order = mem;
 		blocks = mem + n;
 	}
-	for (b = 0; b <= nblocks; b++) {
-		u64 bstart = lo + ((u64)b << shift);
-
-		/* The end of the last block may wrap past the address space. */
-		if (bstart < lo)
-			bstart = ~0ULL;
-
-		while (c < n) {
-			err = sframe_fde_start(sec, sframe_pos(&tmp, c), &start);
-			if (err)
-				return err;
-			if (start > bstart)
-				break;
-			c++;
-		}
-		blocks[b] = c;
-	}
+	err = sframe_block_fill(blocks, nblocks, shift, lo, n,
+				sframe_fde_start_sorted, &tmp);
+	if (err)
+		return err;
 	tmp.blocks = blocks;
 	tmp.idx_base = lo;
 	tmp.idx_shift = shift;

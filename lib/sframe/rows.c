@@ -200,25 +200,26 @@ static int sframe_rows_start(struct sframe_rows_builder *bld,
 	return 0;
 }
 
-/* After the last function: its end, and the block table. */
+/* The start of row @i, from the rows' base (a sframe_start_fn). */
+static int sframe_rows_start_of(const void *ctx, u32 i, u64 *start)
+{
+	const struct sframe_rows *rows = ctx;
+
+	*start = rows->start[i];
+	return 0;
+}
+
+/* After the last function: its end, and the block index. */
 static int sframe_rows_finish(struct sframe_rows_builder *bld)
 {
 	struct sframe_rows *rows = bld->rows;
-	u32 b, r = 0;
 
 	if (bld->end)
 		sframe_rows_add(bld, bld->end, SFRAME_ROWS_GAP);
 	if (bld->err)
 		return bld->err;
-	/* block[b]: the last row starting at or before the block's start. */
-	for (b = 0; b <= rows->nblocks; b++) {
-		u64 bstart = ((u64)b << rows->shift);
-
-		while (r + 1 < rows->nrows && rows->start[r + 1] <= bstart)
-			r++;
-		rows->block[b] = r;
-	}
-	return 0;
+	return sframe_block_fill(rows->block, rows->nblocks, rows->shift, 0,
+				 rows->nrows, sframe_rows_start_of, rows);
 }
 
 /**
@@ -288,16 +289,19 @@ EXPORT_SYMBOL_GPL(sframe_rows_build);
 const struct sframe_rows_rule *sframe_rows_rule_of(const struct sframe_rows *rows,
 						   u64 pc, int *err)
 {
-	u32 off, lo, n, half, b;
+	u32 off, lo, hi, n, half;
 	u16 id;
 
 	*err = -SFRAME_E_NO_FDE;
 	if (pc < rows->base || pc >= rows->end || !rows->nrows)
 		return NULL;
 	off = pc - rows->base;
-	b = off >> rows->shift;
-	lo = rows->block[b];
-	n = rows->block[b + 1] - lo + 1;
+	if (!sframe_block_bounds(rows->block, rows->nblocks, rows->shift, off,
+				 &lo, &hi) || !hi)
+		return NULL;
+	/* Rows @lo - 1 to @hi - 1 (row 0 if none starts before the block). */
+	lo = lo ? lo - 1 : 0;
+	n = hi - lo;
 	/*
 	 * The last row at or before @off: one of the @n rows from @lo.  Each
 	 * step keeps the rows from the middle one on if it starts at or

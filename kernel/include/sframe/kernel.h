@@ -28,20 +28,21 @@
  * struct sframe_annot_table - a sorted annotation table
  * @entries: entries sorted by address
  * @count: number of used entries
- * @first: optional block index: @first[b] entries start at or below
- *         @lo + b * 1024 (b from 0 to the number of blocks, inclusive);
+ * @first: optional block index of @entries over [@lo, @hi), in blocks
+ *         of 1 << %SFRAME_ANNOT_BLOCK_SHIFT bytes (sframe_block_bounds());
  *         NULL: search the whole table every time
  * @covered: with @first, a bitmap of the blocks some entry covers a byte
  *           of: the others need no search
  * @lo: first byte the index covers
  * @hi: one past the last
+ * @nblocks: blocks from @lo on (@first has @nblocks + 1 entries)
  */
 struct sframe_annot_table {
 	const struct sframe_annot *entries;
 	size_t count;
-	u16 *first;
+	u32 *first;
 	unsigned long *covered;
-	unsigned long lo, hi;
+	unsigned long lo, hi, nblocks;
 };
 
 /* The first address an annotation covers (its PC is self-relative). */
@@ -60,21 +61,20 @@ static __always_inline const struct sframe_annot *
 sframe_annot_search(const struct sframe_annot_table *t, unsigned long pc)
 {
 	const struct sframe_annot *a = t->entries;
-	size_t lo = 0, hi = t->count, b;
+	size_t lo = 0, hi = t->count;
+	u32 blo, bhi;
 
-	/*
-	 * The entries starting at or below @pc are more than those starting
-	 * at or below its block's start and at most those at or below the
-	 * next block's: usually none or one step of the search is left.
-	 */
+	/* Usually none or one step of the search is left. */
 	if (t->first) {
-		if (pc < t->lo || pc >= t->hi)
+		if (pc < t->lo ||
+		    !sframe_block_bounds(t->first, t->nblocks,
+					 SFRAME_ANNOT_BLOCK_SHIFT, pc - t->lo,
+					 &blo, &bhi) ||
+		    !test_bit((pc - t->lo) >> SFRAME_ANNOT_BLOCK_SHIFT,
+			      t->covered))
 			return NULL;
-		b = (pc - t->lo) >> SFRAME_ANNOT_BLOCK_SHIFT;
-		if (!test_bit(b, t->covered))
-			return NULL;
-		lo = t->first[b];
-		hi = t->first[b + 1];
+		lo = blo;
+		hi = bhi;
 	}
 	/* Number of entries starting at or below @pc. */
 	while (lo < hi) {
