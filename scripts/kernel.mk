@@ -26,6 +26,7 @@
 #                                     self-contained form in .../upstream/
 #   make series-bisect [KVER=... ARCH=...]
 #                                     build every patch of that form
+#                                     (SERIES_FROM=N: from patch N on)
 #   make bench-kernel [ARCH=...]      unwinder and user callchain benchmarks,
 #                                     -icount (twice) and TCG, one line per goal
 

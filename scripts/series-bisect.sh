@@ -9,6 +9,8 @@
 # made again at every step, as options appear with the patches.  One
 # PASS or FAIL line per patch, tagged with the line and arch, also in
 # build/results/series-bisect-ARCH.txt (KVER's results).
+# SERIES_FROM=N starts at patch N (the tree is then that patch's parent
+# plus each patch in turn, as before).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/common.sh
@@ -26,6 +28,7 @@ res=$RESULTS/series-bisect-$A.txt
 k=0
 for c in "${commits[@]}"; do
 	k=$((k + 1))
+	[ "$k" -ge "${SERIES_FROM:-1}" ] || continue
 	git -C "$up" checkout -q "$c" || { fail "checkout $c"; continue; }
 	subj=$(git -C "$up" log -1 --format=%s "$c")
 	# a new configuration every step: the fragments ask for options
