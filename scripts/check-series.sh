@@ -60,7 +60,7 @@ ignores() {	# the types scripts/patches/checkpatch-exceptions lists for $1
 	while read -r glob types _; do
 		case $glob in ''|\#*) continue ;; esac
 		# shellcheck disable=SC2254
-		case $(basename "$1") in $glob) echo "$types" ;; esac
+		case $(basename "$1") in $glob) printf '%s,' "$types" ;; esac
 	done <"$ROOT/scripts/patches/checkpatch-exceptions"
 }
 checkpatch_clean() {

@@ -186,57 +186,132 @@ for p in "${patches[@]}"; do
 	commit "$(subject "$p")" "$msg"
 done
 
-# 4. the sources, one part per patch
-add_sources 'lib/sframe/*'
-cat >"$msg" <<-'EOF'
-	A freestanding, allocation-free decoder of SFrame sections (v1, v2
-	with its PC-relative errata, v3; AMD64, AArch64, s390x; either byte
-	order): open and bound a section, find the function and row at an
-	address, index sections whose functions are not sorted, decode the
-	rows into a compact array, and validate a whole section.
+# 4. the sources, one part per patch: the decoder, the host programs, the
+# kernel side and the tests, each in the order its parts depend on
+source_patch() {	# source_patch SUBJECT BODY FILE...: add FILE..., commit
+	local subj=$1
+	printf '%s\n\nNothing builds this yet: the last patch of the series does.\n' \
+		"$2" >"$msg"
+	shift 2
+	add_sources "$@"
+	commit "$subj" "$msg"
+}
 
-	One decoder for every consumer: the kernel reads vmlinux's and the
-	modules' sections through it, the user unwinder reads user memory
-	through the same code, and the build's host programs (the verifier,
-	sframe-gen) compile the same files.  Nothing builds it yet.
-EOF
-commit "lib/sframe: add the SFrame section decoder" "$msg"
+source_patch "lib/sframe: open SFrame sections and look up an address" \
+"A freestanding, allocation-free decoder of SFrame sections (v1, v2
+with its PC-relative errata, v3; AMD64, AArch64, s390x; either byte
+order): open and bound a section, find the function covering an
+address (binary search), its row, and the rule the row encodes.
 
-add_sources 'tools/*' scripts/sframe-verify-exceptions scripts/sframe-concat.lds
-cat >"$msg" <<-'EOF'
-	sframe-verify checks vmlinux's and each module's SFrame against the
-	code at build time (coverage, the CFA and return-address rules of
-	every function against its instructions, and against ORC on x86_64)
-	and fills the annotation fixup slots; a kernel whose unwind data is
-	wrong does not link.  sframe-gen writes SFrame from DWARF CFI (for
-	compilers that emit none, clang) and merges the objects' sections of
-	vmlinux.o.  Both link the decoder of lib/sframe/.  Nothing builds
-	them yet.
-EOF
-commit "scripts/sframe: add the SFrame verifier and generator" "$msg"
+One decoder for every consumer: the kernel reads vmlinux's and the
+modules' sections through it, the user unwinder reads user memory
+through the same code, and the build's host programs compile the same
+files." lib/sframe/Kbuild lib/sframe/internal.h \
+	lib/sframe/open.c lib/sframe/find.c
 
-add_sources 'kernel/*'
-cat >"$msg" <<-'EOF'
-	The section registry (vmlinux's and the modules' .sframe and their
-	annotation tables, looked up by address without locks), the answer
-	cache and the step rules the unwinder asks of it, the kernel stack
-	unwinder behind arch_stack_walk() and arch_stack_walk_reliable() with
-	its x86_64 and arm64 parts, and the user-space unwinder that perf's
-	call chains use, which reads each ELF file's .sframe from user memory
-	as hostile input.  Nothing builds them yet.
-EOF
-commit "kernel/unwind: add the SFrame kernel and user unwinders" "$msg"
+source_patch "lib/sframe: index sections for short lookups" \
+"A block index over a section's text, as ORC's lookup table: per block
+boundary, how many functions start at or below it, so that a lookup
+searches only the functions of one block.  Sections whose functions are
+not sorted (relocatable objects, modules) also get their sorted order
+(heapsort, in place: no allocation)." \
+	lib/sframe/index.c
 
-add_sources 'kunit/*' 'qemu/modules/*'
-cat >"$msg" <<-'EOF'
-	KUnit suites of the decoder, of vmlinux's and the modules' sections
-	and of the unwinder (reliable walks across exception boundaries,
-	cache coherence with text changes); the livepatch consistency test
-	modules; the churn module, which walks every task while they run and
-	compares with the architecture's unwinder; and the demo module.
-	Nothing builds them yet.
-EOF
-commit "kernel/unwind: add the SFrame unwinder's tests" "$msg"
+source_patch "lib/sframe: decode a trusted section into rows" \
+"vmlinux's and the modules' sections cannot change once validated: decoded
+once into a flat table of row starts and distinct rules with a block
+index, a lookup is one block read and a short search over 4-byte keys,
+with no decoding and no bounds checks on the section." \
+	lib/sframe/rows.c
+
+source_patch "lib/sframe: validate a whole section" \
+"A lookup checks only what it reads.  Before the kernel trusts a section
+(vmlinux at boot, a module at load), one walk over all of it checks the
+rest: the header against the section's size, every function descriptor
+and row, their order and their bounds, each problem reported once." \
+	lib/sframe/validate.c
+
+source_patch "lib/sframe: locate the fields of a section" \
+"Where each field of a function descriptor or row lies in the section,
+for host programs that patch sections in place (the hostile-input tests
+forge their own).  Never built into the kernel." \
+	lib/sframe/field.c
+
+source_patch "scripts/sframe: add the ELF and SFrame code of the host programs" \
+"What the build's SFrame programs share: a small ELF reader (sections,
+symbols, relocations; plain C and libc, no libelf), the SFrame section of
+an ELF file, readelf's format for SFrame, the layout of a written
+section, and the decoder of lib/sframe/ compiled for the host (Kbuild
+links a host program from the objects below its own directory)." \
+	tools/Kbuild tools/sources.mk 'tools/lib/*'
+
+source_patch "scripts/sframe: add sframe-verify, the SFrame verifier" \
+"sframe-verify checks vmlinux's and each module's SFrame against the code
+at build time: every byte of every code symbol has a row, an annotation
+or an exception; the rules agree with ORC on x86_64 (disagreements
+classified) and follow the AAPCS64 frame record on arm64; annotations
+stay within their function.  It fills the annotation fixup slots with
+the ranges that are covered but wrong, so that the unwinder treats them
+as unreliable; a kernel with unknown findings does not link.  The
+exceptions file lists the known gaps, each with its reason." \
+	'tools/verify/*' scripts/sframe-verify-exceptions
+
+source_patch "scripts/sframe: add sframe-gen, SFrame from DWARF CFI" \
+"sframe-gen writes SFrame from an object's DWARF CFI, for compilers that
+emit none (clang) and for what gas leaves out, and merges the SFrame
+sections of vmlinux.o's objects into one sorted section." \
+	'tools/gen/*' scripts/sframe-concat.lds
+
+source_patch "scripts/sframe: add sframe-dump" \
+"sframe-dump prints an ELF file's SFrame section as readelf --sframe does,
+through the kernel's decoder: what the kernel reads, in the form the
+binutils tools print." 'tools/dump/*'
+
+source_patch "kernel/unwind: add the SFrame section registry" \
+"vmlinux's .sframe is opened, validated and indexed at boot and decoded
+into rows off the boot path; each module's is registered by the module
+loader after relocation and removed when the module is freed, with its
+annotation table.  Readers walk an RCU list and never sleep or take
+locks, so unwinders may look up an address from any context." \
+	kernel/Kbuild kernel/sections.c
+
+source_patch "kernel/unwind: cache what the unwinder asks of an address" \
+"Per text address the unwinder wants its annotation, its rule in the
+step's shape and whether a call ends before it: answered once and kept
+in a per-CPU cache (kernel stacks repeat the same return addresses),
+valid for one generation of the registry, safe in NMI context.  Where
+every call has one size (arm64), vmlinux's return sites are listed once
+at boot in a hash table, so a walk through vmlinux needs no lookup at
+all." kernel/answer.c kernel/ra_table.c
+
+source_patch "kernel/unwind: add the SFrame kernel stack unwinder" \
+"The walk behind arch_stack_walk() and arch_stack_walk_reliable(): one
+frame step from the SFrame rule of each PC, exception boundaries crossed
+through the entry code's annotations, and a walk reliable only when
+every frame was described and it ended at the task's final frame.  The
+x86_64 and arm64 parts say which stacks a task may use, where a blocked
+task starts, how return hooks are undone and what a final frame is." kernel/unwind.c kernel/unwind_arch.h kernel/unwind_x86_64.c \
+	kernel/unwind_arm64.c
+
+source_patch "kernel/unwind: add user-space unwinding from SFrame for perf" \
+"perf's user call chains from each ELF file's .sframe, read from user
+memory as hostile input: the sections of a process are found when its
+executable mappings are created (read outside mmap_lock), the decoder
+is compiled a second time with an accessor that copies with
+copy_from_user_nofault(), and every lookup and sample has a cost bound." kernel/unwind_user.c kernel/core_uaccess.c kernel/core_uaccess.h
+
+source_patch "kernel/unwind: add the SFrame KUnit tests" \
+"KUnit suites of the decoder (on real sections of binutils 2.40 and
+2.46), of vmlinux's and the modules' sections and of the unwinder
+(reliable walks across exception boundaries, cache coherence with text
+changes), and a module whose SFrame the loader must refuse." \
+	'kunit/*'
+
+source_patch "kernel/unwind: add the SFrame unwinder's test modules" \
+"The livepatch consistency test's modules (tasks parked in functions, the
+livepatch that replaces them, and a livepatch relocation, good and bad);
+the churn module, which walks every task while they run and compares
+with the architecture's unwinder; and the demo and benchmark module." 'qemu/modules/*'
 
 # 5. the options, and the hooks that build each part where it is placed
 add_sources Kconfig
