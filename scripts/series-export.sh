@@ -300,12 +300,36 @@ executable mappings are created (read outside mmap_lock), the decoder
 is compiled a second time with an accessor that copies with
 copy_from_user_nofault(), and every lookup and sample has a cost bound." kernel/unwind_user.c kernel/core_uaccess.c kernel/core_uaccess.h
 
-source_patch "kernel/unwind: add the SFrame KUnit tests" \
-"KUnit suites of the decoder (on real sections of binutils 2.40 and
-2.46), of vmlinux's and the modules' sections and of the unwinder
-(reliable walks across exception boundaries, cache coherence with text
-changes), and a module whose SFrame the loader must refuse." \
-	'kunit/*'
+source_patch "kernel/unwind: add KUnit tests of the SFrame decoder" \
+"The decoder inside the kernel on real sections compiled in as data
+(sframe_fixtures.h, generated: sections gas wrote for x86_64 and AArch64,
+every version and byte order, with the rule an independent reference
+gives at each row): at every PC of every function the rule must be the
+reference's.  And on the running kernel's own .sframe: it validates, its
+functions start where kallsyms says, and sampled text addresses find
+the function kallsyms names." \
+	kunit/Kbuild kunit/sframe_kunit.h kunit/sframe_fixtures.h \
+	kunit/sframe_core_kunit.c kunit/sframe_vmlinux_kunit.c
+
+source_patch "kernel/unwind: add KUnit tests of module SFrame sections" \
+"A KUnit module checks the decoder on its own .sframe, registered by the
+module loader after relocation, and, with the unwinder built in, walks a
+kthread parked in its own functions before and after another module
+changes the module list.  sframe_rules is a module whose SFrame the
+loader must refuse for its lookup cost." \
+	kunit/sframe_park.h kunit/sframe_module_kunit.c kunit/sframe_rules_mod.c \
+	kunit/sframe_rules_mod_asm.S
+
+source_patch "kernel/unwind: add KUnit tests of the SFrame unwinder" \
+"Known chains of functions unwound from a parked kthread, from kprobe
+handlers at every instruction of a chain (across the exception entry),
+and from a timer interrupt that lands in a spinning chain: the traces
+must be exact and reliable, and equal ORC's (x86_64) or the frame-record
+walk's (arm64) for every task.  Also through kretprobes and the
+function-graph tracer, on idle tasks, across text changes (the lookup
+cache, static calls), and on corrupted stacks, which must give an error
+and nothing worse." \
+	kunit/sframe_unwind_kunit.c
 
 source_patch "kernel/unwind: add the SFrame unwinder's test modules" \
 "The livepatch consistency test's modules (tasks parked in functions, the
