@@ -26,7 +26,8 @@
 #                                     self-contained form in .../upstream/
 #   make series-bisect [KVER=... ARCH=...]
 #                                     build every patch of that form
-#                                     (SERIES_FROM=N: from patch N on)
+#                                     (SERIES_FROM=N, SERIES_TO=M: only
+#                                     patches N to M)
 #   make bench-kernel [ARCH=...]      unwinder and user callchain benchmarks,
 #                                     -icount (twice) and TCG, one line per goal
 

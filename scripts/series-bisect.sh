@@ -9,8 +9,8 @@
 # made again at every step, as options appear with the patches.  One
 # PASS or FAIL line per patch, tagged with the line and arch, also in
 # build/results/series-bisect-ARCH.txt (KVER's results).
-# SERIES_FROM=N starts at patch N (the tree is then that patch's parent
-# plus each patch in turn, as before).
+# SERIES_FROM=N starts at patch N, SERIES_TO=M stops after patch M (each
+# step is still one patch on the tree of the one before).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/common.sh
@@ -29,6 +29,7 @@ k=0
 for c in "${commits[@]}"; do
 	k=$((k + 1))
 	[ "$k" -ge "${SERIES_FROM:-1}" ] || continue
+	[ "$k" -le "${SERIES_TO:-$n}" ] || break
 	git -C "$up" checkout -q "$c" || { fail "checkout $c"; continue; }
 	subj=$(git -C "$up" log -1 --format=%s "$c")
 	# a new configuration every step: the fragments ask for options
