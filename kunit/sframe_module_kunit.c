@@ -485,7 +485,7 @@ asm(".pushsection .text, \"ax\"\n"
  * A task that walks its own stack over and over through the same defect
  * (livepatch's cond_resched() hook does, at every call during a
  * transition): every walk fails, and the warning is logged once for that
- * PC (qemu/smoke.sh counts the lines).
+ * PC (the boot tests count the lines).
  */
 static void sframe_module_own_stack_failure(struct kunit *test)
 {

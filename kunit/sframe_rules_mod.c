@@ -5,7 +5,7 @@
  * offset at each of its 2,100 instructions: more distinct rules than a
  * rows table holds (SFRAME_ROWS_MAX_RULES), so a lookup there would scan
  * the function's rows, more than SFRAME_MODULE_SCAN_FRES.  The boot test
- * (qemu/smoke.sh, modules) loads it and expects "rejected: SFRAME_E_COST"
+ * of modules loads it and expects "rejected: SFRAME_E_COST"
  * and no rule for the function's addresses.
  */
 #include <linux/init.h>

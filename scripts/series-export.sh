@@ -56,6 +56,8 @@ place() {
 rewrite() {
 	perl -pe '
 	s{#include <sframe/}{#include <linux/sframe/};
+	s{^\s*(?:\*|#)\s*See Documentation/[\w-]+\.rst\.\n}{};
+	s{\s+See Documentation/[\w-]+\.rst\.}{};
 	s{[\$]([({])(src|obj)tree([)}])/sframe-unwind/tools/}{\$$1$2tree$3/scripts/sframe/}g;
 	s{[\$]([({])srctree([)}])/sframe-unwind/scripts/}{\$$1srctree$2/scripts/sframe/}g;
 	s{^\s*ccflags-y\s*\+=\s*-I\$\(srctree\)/sframe-unwind/.*\n}{};

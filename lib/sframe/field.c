@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * SFrame core: where the fields of a section lie, for programs that patch
- * sections in place (qemu/user/hostile/section.c forges its own to attack
+ * sections in place (the hostile-section tests forge their own to attack
  * the kernel's user unwinder).  Host programs only: the kernel has no use
  * for them.
  */

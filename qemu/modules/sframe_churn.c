@@ -36,8 +36,8 @@
  * their own stack (which must always be reliable) and count tasks they
  * found running (-EBUSY: not walked) or without a stack (exited).
  *
- * It is a test module (qemu/smoke.sh, "churn"): the load comes from user
- * space (qemu/user/churn.c), /proc/PID/stack readers, perf and module
+ * It is a test module (the boot tests' "churn" stage): the load comes
+ * from a user-space program, /proc/PID/stack readers, perf and module
  * loads at the same time.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The ELF reader of the project's user-space programs: sframe-dump,
- * sframe-verify, the host tests and benchmark, and qemu/user/sampler.
+ * sframe-verify, the host tests and benchmark, and the user-space sampler.
  * Plain C and libc, ELF files of either class and byte order.
  *
  * The file is mapped read-only; opening it reads the ELF header and the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The binary search of the user-space programs (sframe-verify and
- * qemu/user/sampler): the first element of a sorted array past a key.
+ * the user-space sampler): the first element of a sorted array past a key.
  */
 #ifndef _SFRAME_TOOLS_SEARCH_H
 #define _SFRAME_TOOLS_SEARCH_H

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The kernel APIs that differ between the supported kernel lines, 6.1
- * and 6.12, in one place: everything else in kernel/, kunit/ and
- * qemu/modules/ is written once, against these helpers.  Adding a line
- * means adding its branch here (and its patch series, scripts/patches/).
+ * and 6.12, in one place: everything else in the unwinder and its test
+ * modules is written once, against these helpers.  Adding a line means
+ * adding its branch here (and its patch series).
  */
 #ifndef _SFRAME_COMPAT_H
 #define _SFRAME_COMPAT_H

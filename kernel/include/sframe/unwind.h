@@ -5,8 +5,8 @@
  * A walk starts from the current task, a blocked task or a struct pt_regs
  * and steps from frame to frame with the SFrame rows of vmlinux and modules,
  * overridden by the annotation table (include/sframe/annot.h) in entry code
- * and where the build-time verifier found SFrame wrong.  See
- * Documentation/unwinder.rst.
+ * and where the build-time verifier found SFrame wrong.
+ * See Documentation/unwinder.rst.
  */
 #ifndef _SFRAME_UNWIND_H
 #define _SFRAME_UNWIND_H

@@ -5,7 +5,8 @@
  * The memory-management hooks keep, per mm, a small table of the
  * executable file mappings whose ELF file has a PT_GNU_SFRAME segment and
  * where that section lies at run time; perf_callchain_user() then walks a
- * user stack with it (kernel/unwind_user.c, Documentation/user-unwind.rst).
+ * user stack with it (kernel/unwind_user.c).
+ * See Documentation/user-unwind.rst.
  */
 #ifndef _SFRAME_USER_H
 #define _SFRAME_USER_H

@@ -2,7 +2,8 @@
 /*
  * sframe_klp_target.ko: tasks parked inside functions that a livepatch
  * (sframe_klp_patch.ko) replaces, to show that livepatch's consistency
- * model is enforced by our reliable unwinder (qemu/livepatch-consistency.sh):
+ * model is enforced by the reliable SFrame unwinder (a boot test drives
+ * them):
  *
  *  - the "sleeper" kthread blocks in sfk_sleep_func() until released;
  *  - the "spinner" kthread loops in sfk_spin_inner(), called by
