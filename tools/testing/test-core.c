@@ -962,6 +962,94 @@ out:
 	t_end();
 }
 
+struct block_table {
+	const uint64_t *start;
+	uint32_t fail_at;	/* entry whose start cannot be read, or ~0 */
+};
+
+static int block_start_of(const void *ctx, u32 i, u64 *start)
+{
+	const struct block_table *t = ctx;
+
+	if (i == t->fail_at)
+		return -SFRAME_E_LAYOUT;
+	*start = t->start[i];
+	return 0;
+}
+
+/*
+ * The one block index (sframe_block_fill(), sframe_block_bounds()): at
+ * every probed address, the entries starting at or below it number
+ * between the bounds; boundaries past the end of the address space count
+ * every entry; a start that cannot be read fails the build.
+ */
+static void test_block_index(void)
+{
+	static const struct {
+		const char *name;
+		uint64_t base;
+		unsigned int shift;
+		uint64_t nblocks;
+	} cases[] = {
+		{ "low, 16-byte blocks", 0x1000, 4, 40 },
+		{ "low, one block", 0x1000, 12, 1 },
+		{ "4 GiB blocks", 0, 32, 3 },
+		{ "the last block past the top", ~0ULL - 0x27f, 8, 3 },
+		{ "the last 4 GiB block past the top", ~0ULL - 0x17fffffffULL, 32, 2 },
+	};
+	uint64_t start[64];
+	uint32_t first[64], lo, hi, n, i, below;
+	unsigned int c, k;
+
+	for (c = 0; c < ARRAY_SIZE(cases); c++) {
+		uint64_t base = cases[c].base, nb = cases[c].nblocks;
+		unsigned int shift = cases[c].shift;
+		uint64_t span = nb << shift, off, step, top;
+		struct block_table t = { start, ~0U };
+
+		t_begin("block index: %s", cases[c].name);
+		/* the last address of the range, where the table may reach */
+		top = base + span - 1 < base ? ~0ULL : base + span - 1;
+		/* entries spread over it, some sharing a start */
+		n = 0;
+		for (i = 0; i < 48; i++) {
+			start[n] = base + (top - base) / 47 * i + (i % 3 == 1);
+			if (start[n] < base || start[n] > top)
+				start[n] = top;
+			n++;
+		}
+		T_CHECK(!sframe_block_fill(first, nb, shift, base, n,
+					   block_start_of, &t), "fill failed");
+		for (i = 0; i < nb; i++)
+			T_CHECK(first[i] <= first[i + 1],
+				"first[%u] %u > first[%u] %u", i, first[i],
+				i + 1, first[i + 1]);
+		T_CHECK(first[nb] == n, "the last boundary counts %u of %u",
+			first[nb], n);
+		step = span / 200 ? span / 200 : 1;
+		for (off = 0; off < span + 2 * step; off += step) {
+			bool in = sframe_block_bounds(first, nb, shift, off,
+						      &lo, &hi);
+
+			T_CHECK(in == (off < span), "off %#" PRIx64 ": %s",
+				off, in ? "inside" : "outside");
+			/* (no address past the top to look up) */
+			if (!in || base + off < base)
+				continue;
+			for (below = 0, k = 0; k < n; k++)
+				below += start[k] <= base + off;
+			T_CHECK(lo <= below && below <= hi,
+				"off %#" PRIx64 ": %u entries at or below, bounds %u..%u",
+				off, below, lo, hi);
+		}
+		t.fail_at = n / 2;
+		T_CHECK(sframe_block_fill(first, nb, shift, base, n,
+					  block_start_of, &t) == -SFRAME_E_LAYOUT,
+			"an unreadable start does not fail the build");
+		t_end();
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct encode_opts variants[] = {
@@ -978,6 +1066,7 @@ int main(int argc, char **argv)
 	int i, malformed = 0;
 	unsigned int v;
 
+	test_block_index();
 	for (i = 1; i < argc; i++) {
 		struct fixture fx;
 		struct sframe_section sec;
