@@ -432,8 +432,50 @@ int sframe_fre_field(const struct sframe_section *sec,
  */
 typedef int (*sframe_start_fn)(const void *ctx, u32 i, u64 *start);
 
-int sframe_block_fill(u32 *first, u64 nblocks, unsigned int shift, u64 base,
-		      u32 n, sframe_start_fn start, const void *ctx);
+/**
+ * sframe_block_fill() - build a block index (see sframe_block_bounds())
+ * @first: the index, @nblocks + 1 entries
+ * @nblocks: blocks from @base on
+ * @shift: log2 of the block size, at most 32
+ * @base: start of the indexed range
+ * @n: entries of the table
+ * @start: the start address of an entry, entries in ascending start order
+ * @ctx: the table, for @start
+ *
+ * One pass over the table: first[b] counts the entries starting at or
+ * below @base + (b << @shift).  Where the end of the last block lies past
+ * the address space, that boundary counts every entry.
+ *
+ * Inline, so that each builder's @start (a constant) is inlined too: no
+ * indirect call per entry, on the boot path for vmlinux.
+ *
+ * Return: 0, or what @start returned.
+ */
+static __always_inline int sframe_block_fill(u32 *first, u64 nblocks,
+					     unsigned int shift, u64 base,
+					     u32 n, sframe_start_fn start,
+					     const void *ctx)
+{
+	u64 b, bstart, s;
+	u32 c = 0;
+	int err;
+
+	for (b = 0; b <= nblocks; b++) {
+		bstart = base + (b << shift);
+		if (b > (~0ULL >> shift) || bstart < base)
+			bstart = ~0ULL;
+		while (c < n) {
+			err = start(ctx, c, &s);
+			if (err)
+				return err;
+			if (s > bstart)
+				break;
+			c++;
+		}
+		first[b] = c;
+	}
+	return 0;
+}
 
 /**
  * sframe_block_bounds() - how far a block index narrows a search

@@ -1,53 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * SFrame core: block indexes (sframe_block_fill(), the one builder of the
- * index form every sorted table here uses), a section's lookup index, a
- * block table over the text that bounds each FDE search to a few entries,
- * and the sort order of sections whose FDEs are not sorted (heapsort: in
- * place, no allocation).
+ * SFrame core: the lookup index, a block index (sframe_block_fill()) over
+ * the text that bounds each FDE search to a few entries, and the sort
+ * order of sections whose FDEs are not sorted (heapsort: in place, no
+ * allocation).
  */
 #include "internal.h"
-
-/**
- * sframe_block_fill() - build a block index (see sframe_block_bounds())
- * @first: the index, @nblocks + 1 entries
- * @nblocks: blocks from @base on
- * @shift: log2 of the block size, at most 32
- * @base: start of the indexed range
- * @n: entries of the table
- * @start: the start address of an entry, entries in ascending start order
- * @ctx: the table, for @start
- *
- * One pass over the table: first[b] counts the entries starting at or
- * below @base + (b << @shift).  Where the end of the last block lies past
- * the address space, that boundary counts every entry.
- *
- * Return: 0, or what @start returned.
- */
-int sframe_block_fill(u32 *first, u64 nblocks, unsigned int shift, u64 base,
-		      u32 n, sframe_start_fn start, const void *ctx)
-{
-	u64 b, bstart, s;
-	u32 c = 0;
-	int err;
-
-	for (b = 0; b <= nblocks; b++) {
-		bstart = base + (b << shift);
-		if (bstart < base)
-			bstart = ~0ULL;
-		while (c < n) {
-			err = start(ctx, c, &s);
-			if (err)
-				return err;
-			if (s > bstart)
-				break;
-			c++;
-		}
-		first[b] = c;
-	}
-	return 0;
-}
-EXPORT_SYMBOL_GPL(sframe_block_fill);
 
 /* Text range covered by the FDEs: [*lo, *hi). */
 int sframe_text_range(const struct sframe_section *sec, u64 *lo, u64 *hi)
