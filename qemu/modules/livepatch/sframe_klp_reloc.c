@@ -12,7 +12,7 @@
  *
  * Linux 6.1 has no klp-convert: the build leaves the call to sfk_secret
  * an ordinary (weak, so modpost accepts it) undefined reference, and
- * scripts/klp-relocs.py turns it into a livepatch relocation, using the
+ * the boot tests' converter turns it into a livepatch relocation, using the
  * names reserved below: the symbol ".klp.sym.OBJ.NAME,POS" and the section
  * ".klp.rela.OBJ.SECTION", which it grows into the relocation section.
  *
