@@ -8,10 +8,8 @@
  */
 #define pr_fmt(fmt) "sframe: " fmt
 
-#include <linux/hash.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
-#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -23,40 +21,97 @@
 struct sframe_ra_table sframe_vmlinux_ra;
 EXPORT_SYMBOL_GPL(sframe_vmlinux_ra);
 
-/* The home slot of key @k. */
-static u32 sframe_ra_home(const struct sframe_ra_table *t, u32 k)
+/* Evictions one insertion may make before the table is built anew */
+#define SFRAME_RA_MAX_KICKS	512
+/* Builds with another seed before the table grows by an eighth */
+#define SFRAME_RA_SEEDS		4
+
+/* The bucket of key @k other than @b (@b is one of its two). */
+static u32 sframe_ra_other(const struct sframe_ra_table *t, u32 k, u32 b)
 {
-	return (k * GOLDEN_RATIO_32) >> t->shift;
+	u32 b1 = sframe_ra_bucket(t, k, SFRAME_RA_MUL1);
+
+	return b == b1 ? sframe_ra_bucket(t, k, SFRAME_RA_MUL2) : b1;
+}
+
+/* Put @e in a free slot of bucket @b, if it has one. */
+static bool sframe_ra_put(u64 *slot, u32 b, u64 e)
+{
+	if (!slot[2 * b]) {
+		slot[2 * b] = e;
+		return true;
+	}
+	if (!slot[2 * b + 1]) {
+		slot[2 * b + 1] = e;
+		return true;
+	}
+	return false;
 }
 
 /*
- * Robin Hood insertion: a key that has come further from its home slot
- * than the one it meets takes that slot, and the other moves on.  Lookups
- * probe as for any linear probing, but no key lies far from its home (the
- * hot return addresses of a kernel cost what any other does, whatever the
- * text layout).  The table is never full: an empty slot comes.
+ * Cuckoo insertion: a free slot in the entry's first bucket (the one a
+ * lookup reads first), else in its second; else it takes a slot of its
+ * first bucket and the entry it evicts moves to its own other bucket, and
+ * so on.  Return: false when SFRAME_RA_MAX_KICKS evictions found no free
+ * slot (an entry is then lost: the table must be built again).
  */
-static void sframe_ra_insert(struct sframe_ra_table *t, u64 *slot, u32 k,
-			     u32 val)
+static bool sframe_ra_insert(const struct sframe_ra_table *t, u64 *slot,
+			     u64 e)
 {
-	u64 cur = k | (u64)val << 32, e;
-	u32 h = sframe_ra_home(t, k), d = 0, ed;
+	u32 k = e, b = sframe_ra_bucket(t, k, SFRAME_RA_MUL1), i, n;
+	u64 old;
 
-	for (;; h = (h + 1) & t->mask, d++) {
-		e = slot[h];
-		if (!e) {
-			slot[h] = cur;
-			t->max_probe = max(t->max_probe, d);
-			return;
-		}
-		ed = (h - sframe_ra_home(t, (u32)e)) & t->mask;
-		if (ed < d) {
-			slot[h] = cur;
-			t->max_probe = max(t->max_probe, d);
-			cur = e;
-			d = ed;
-		}
+	if (sframe_ra_put(slot, b, e) ||
+	    sframe_ra_put(slot, sframe_ra_bucket(t, k, SFRAME_RA_MUL2), e))
+		return true;
+	for (n = 0; n < SFRAME_RA_MAX_KICKS; n++) {
+		i = 2 * b + (n & 1);
+		old = slot[i];
+		slot[i] = e;
+		e = old;
+		b = sframe_ra_other(t, e, b);
+		if (sframe_ra_put(slot, b, e))
+			return true;
 	}
+	return false;
+}
+
+/*
+ * Build @t's slots for the @n entries @ent: with a new seed when an
+ * insertion fails, more buckets after SFRAME_RA_SEEDS seeds.  About 2/3
+ * full: most keys lie in their first bucket.  Return: the slots, or NULL
+ * (no memory, or no placement after four sizes).
+ */
+static u64 *sframe_ra_fill(struct sframe_ra_table *t, const u64 *ent, u32 n)
+{
+	u32 buckets = max(DIV_ROUND_UP(n * 3ULL, 4), 1ULL), attempt, i;
+	u64 *slot = NULL;
+
+	for (attempt = 0; attempt < 4 * SFRAME_RA_SEEDS; attempt++) {
+		if (attempt && !(attempt % SFRAME_RA_SEEDS)) {
+			buckets += buckets / 8 + 1;
+			kvfree(slot);
+			slot = NULL;
+		}
+		if (!slot)
+			slot = kvcalloc(2 * (size_t)buckets, sizeof(*slot),
+					GFP_KERNEL);
+		else
+			memset(slot, 0, 2 * (size_t)buckets * sizeof(*slot));
+		if (!slot)
+			return NULL;
+		t->buckets = buckets;
+		t->seed = attempt * SFRAME_RA_MUL2;
+		for (i = 0; i < n; i++)
+			if (!sframe_ra_insert(t, slot, ent[i]))
+				break;
+		if (i == n)
+			return slot;
+	}
+	/* Not seen: the table is at most 2/3 full. */
+	pr_warn("vmlinux: return-site table: no placement found\n");
+	kvfree(slot);
+	return NULL;
 }
 
 /**
@@ -82,11 +137,11 @@ bool sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 	const unsigned long base = (unsigned long)_stext;
 	const unsigned long end = (unsigned long)_etext;
 	struct sframe_ra_table *t = &sframe_vmlinux_ra;
-	u32 calls = 0, n = 0, slots;
+	u32 calls = 0, n = 0, second = 0, b, i;
 	unsigned long ra, ri_start = sframe_rest_init(), ri_size, off;
 	const struct sframe_rows_rule *r;
 	const struct sframe_annot *a;
-	u64 *slot;
+	u64 *slot, *ent;
 	u32 val;
 	int err;
 
@@ -98,21 +153,16 @@ bool sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 		calls += sframe_arch_after_call(ra);
 	if (!calls || end - base >= U32_MAX)
 		return false;
-	/* At most 3/4 full: short probes.  Counted first, to size it. */
-	slots = roundup_pow_of_two(calls + calls / 3 + 1);
-	slot = kvcalloc(slots, sizeof(*slot), GFP_KERNEL);
-	if (!slot) {
-		pr_warn("vmlinux: no memory for the return-site table\n");
-		return false;
-	}
+	/* The entries first: a build that fails starts again from them. */
+	ent = kvmalloc_array(calls, sizeof(*ent), GFP_KERNEL);
+	if (!ent)
+		goto nomem;
 	t->rules = step;
 	t->annots = sframe_vmlinux_annot.entries;
 	t->base = base;
 	t->size = end - base;
-	t->shift = 32 - ilog2(slots);
-	t->mask = slots - 1;
-	t->max_probe = 0;
-	for (ra = base + SFRAME_ARCH_CALL_SIZE; ra < end; ra += SFRAME_ARCH_CALL_SIZE) {
+	for (ra = base + SFRAME_ARCH_CALL_SIZE; ra < end && n < calls;
+	     ra += SFRAME_ARCH_CALL_SIZE) {
 		if (!sframe_arch_after_call(ra))
 			continue;
 		if (sframe_arch_ra_trampoline(ra) ||
@@ -129,12 +179,23 @@ bool sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 			val = (r - rows->rules) * sizeof(*step);
 		else
 			continue;
-		sframe_ra_insert(t, slot, ra - base + 1, val);
-		n++;
+		ent[n++] = (u32)(ra - base + 1) | (u64)val << 32;
 	}
+	slot = sframe_ra_fill(t, ent, n);
+	kvfree(ent);
+	if (!slot)
+		goto nomem;
+	for (b = 0; b < t->buckets; b++)
+		for (i = 2 * b; i < 2 * b + 2; i++)
+			second += slot[i] &&
+				  sframe_ra_bucket(t, (u32)slot[i], SFRAME_RA_MUL1) != b;
 	/* Complete before @slot: pairs with sframe_ra_rule()'s acquire. */
 	smp_store_release(&t->slot, slot);
-	pr_info("vmlinux: return sites: %u of %u calls listed (plain answers, pt_regs), %u slots, longest probe %u: %zu bytes\n",
-		n, calls, slots, t->max_probe, slots * sizeof(*slot));
+	pr_info("vmlinux: return sites: %u of %u calls listed (plain answers, pt_regs), %u buckets, %u in their second: %zu bytes\n",
+		n, calls, t->buckets, second,
+		2 * (size_t)t->buckets * sizeof(*slot));
 	return true;
+nomem:
+	pr_warn("vmlinux: no return-site table: walks use the lookup cache\n");
+	return false;
 }

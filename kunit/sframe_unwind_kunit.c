@@ -1207,7 +1207,7 @@ static void sfu_test_ra_table(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, READ_ONCE(t->slot));
 	KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol(sframe_rest_init(),
 						    &ri, &ri_size));
-	for (i = 0; i <= t->mask; i++) {
+	for (i = 0; i < 2 * t->buckets; i++) {
 		k = (u32)t->slot[i];
 		if (!k)
 			continue;

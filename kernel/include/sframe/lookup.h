@@ -136,41 +136,54 @@ sframe_kernel_answer(unsigned long pc, struct sframe_answer *scratch)
  */
 /**
  * struct sframe_ra_table - vmlinux's return sites and their rules
- * @slot: per slot, the key (return address - _stext) + 1, or 0 for an
- *        empty slot, in its low 32 bits; in its high 32
- *        bits the byte offset of its rule in @rules, or with
+ * @slot: @buckets buckets of two slots; per slot, the key (return address
+ *        - _stext) + 1, or 0 for an empty slot, in its low 32 bits; in its
+ *        high 32 bits the byte offset of its rule in @rules, or with
  *        %SFRAME_RA_ANNOT the number of its annotation in @annots.  NULL
  *        until published
  * @rules: vmlinux's rules as the step uses them (sframe_kernel_answer())
  * @annots: vmlinux's annotation table
  * @base: the first byte of vmlinux's text (_stext)
  * @size: its size (the table holds return addresses below _etext)
- * @shift: 32 - log2 of the number of slots
- * @mask: the number of slots - 1
- * @max_probe: most further slots a lookup of a present key examines
+ * @buckets: the number of buckets
+ * @seed: mixed into the keys: the builder's choice (sframe_ra_bucket())
  *
  * Where every call has one size (arm64), a walk need not look up or cache
  * anything for a return address: every return site of vmlinux's text that
  * follows a call, has an SFrame rule and no annotation (the answer a step
  * would find plain, &sframe_answer.plain), or lies in a pt_regs or END
- * annotation (the end of most walks) is listed once at boot, in an
- * open-addressed hash table (linear probing with Robin Hood insertion, at
- * most 3/4 full).  Built off
- * the boot path after vmlinux's rows, published complete (@slot last),
- * never changed.
+ * annotation (the end of most walks) is listed once at boot, in a cuckoo
+ * hash table: each key lies in one of its two buckets, so a lookup reads
+ * at most four slots, whichever addresses a walk meets.  Built off the
+ * boot path after vmlinux's rows, published complete (@slot last), never
+ * changed.
  */
 struct sframe_ra_table {
 	const u64 *slot;
 	const struct sframe_rows_rule *rules;
 	const struct sframe_annot *annots;
 	unsigned long base, size;
-	u32 shift, mask, max_probe;
+	u32 buckets, seed;
 };
 
 extern struct sframe_ra_table sframe_vmlinux_ra;
 
 /* In the high half of a slot: an annotation's number, not a rule's offset */
 #define SFRAME_RA_ANNOT		0x80000000U
+
+/* The two hash functions' odd multipliers (sframe_ra_bucket()) */
+#define SFRAME_RA_MUL1		0x61c88647U	/* GOLDEN_RATIO_32 */
+#define SFRAME_RA_MUL2		0x85ebca6bU
+
+/*
+ * Bucket of key @k under multiplier @mul: the product's high bits scaled
+ * to the number of buckets (a multiply and a shift, any table size).
+ */
+static __always_inline u32 sframe_ra_bucket(const struct sframe_ra_table *t,
+					    u32 k, u32 mul)
+{
+	return ((u64)((k ^ t->seed) * mul) * t->buckets) >> 32;
+}
 
 /**
  * sframe_ra_rule() - the rule of a return address of vmlinux, if plain
@@ -193,22 +206,29 @@ sframe_ra_rule(unsigned long ra, const struct sframe_annot **annot)
 	/* Published last: pairs with the builder's release store. */
 	const u64 *slot = smp_load_acquire(&t->slot);
 	unsigned long off = ra - t->base;
-	u32 k, h, i;
+	const u64 *b;
+	u32 k;
 	u64 e;
 
-	/* A misaligned @ra matches no key. */
+	/* A misaligned @ra matches no key; no key is 0 (an empty slot). */
 	if (!slot || off >= t->size)
 		goto none;
 	k = off + 1;
-	h = (k * GOLDEN_RATIO_32) >> t->shift;
-	e = READ_ONCE(slot[h]);
-	/* Usually at its home slot; else at most @max_probe further on. */
-	for (i = 0; (u32)e != k; i++) {
-		if (!(u32)e || i == t->max_probe)
-			goto none;
-		h = (h + 1) & t->mask;
-		e = READ_ONCE(slot[h]);
-	}
+	b = &slot[2 * sframe_ra_bucket(t, k, SFRAME_RA_MUL1)];
+	e = READ_ONCE(b[0]);
+	if ((u32)e == k)
+		goto found;
+	e = READ_ONCE(b[1]);
+	if ((u32)e == k)
+		goto found;
+	b = &slot[2 * sframe_ra_bucket(t, k, SFRAME_RA_MUL2)];
+	e = READ_ONCE(b[0]);
+	if ((u32)e == k)
+		goto found;
+	e = READ_ONCE(b[1]);
+	if ((u32)e != k)
+		goto none;
+found:
 	if (likely(!(e >> 32 & SFRAME_RA_ANNOT)))
 		return (const void *)t->rules + (e >> 32);
 	*annot = &t->annots[(e >> 32) & ~SFRAME_RA_ANNOT];
