@@ -144,15 +144,21 @@ static bool sframe_uw_mem_below(void *ctx, unsigned long cfa)
  * succeeds with SP = @hi: the stack below it is consumed here already
  * (sframe_uw_next() need not check that SP again).
  */
+static __always_inline bool sframe_uw_span(struct sframe_stack *s,
+					    unsigned long lo, unsigned long hi)
+{
+	if (lo < s->low || lo >= hi || hi > s->high)
+		return false;
+	s->low = hi;
+	return true;
+}
+
 static __always_inline bool sframe_uw_mem_span(void *ctx, unsigned long lo,
 					       unsigned long hi)
 {
 	struct sframe_unwind_state *state = ctx;
 
-	if (lo < state->stack.low || lo >= hi || hi > state->stack.high)
-		return false;
-	state->stack.low = hi;
-	return true;
+	return sframe_uw_span(&state->stack, lo, hi);
 }
 
 static __always_inline unsigned long
@@ -238,7 +244,8 @@ static bool sframe_uw_regs(struct sframe_unwind_state *state,
 	if (!IS_ALIGNED(addr, sizeof(long)) ||
 	    !sframe_uw_on_stack(state, addr, sizeof(*regs)))
 		return sframe_uw_stop(state, SFRAME_UW_STACK);
-	if (sframe_arch_final_regs(state, regs)) {
+	/* Every task starts at the pt_regs at the top of its stack. */
+	if (regs == task_pt_regs(state->task)) {
 		state->done = true;
 		state->regs = regs;
 		return false;
@@ -257,6 +264,22 @@ static bool sframe_uw_regs(struct sframe_unwind_state *state,
 	if (!sframe_uw_on_stack(state, state->sp, 0))
 		return sframe_uw_stop(state, SFRAME_UW_STACK);
 	return true;
+}
+
+/*
+ * Cross the pt_regs or END annotation @a of the frame's PC: the walk goes
+ * on at the saved registers, or ends (the final frame), or stops.
+ */
+static void sframe_uw_boundary(struct sframe_unwind_state *state,
+			       const struct sframe_annot *a)
+{
+	if (a->type == SFRAME_ANNOT_REGS)
+		sframe_uw_regs(state, state->sp + a->off,
+			       a->flags & SFRAME_ANNOT_F_TRAP);
+	else if (is_idle_task(state->task))
+		state->done = true;
+	else
+		sframe_uw_stop(state, SFRAME_UW_FINAL);
 }
 
 /*
@@ -335,14 +358,8 @@ sframe_uw_special(struct sframe_unwind_state *state,
 	if (a) {
 		switch (a->type) {
 		case SFRAME_ANNOT_REGS:
-			sframe_uw_regs(state, state->sp + a->off,
-				       a->flags & SFRAME_ANNOT_F_TRAP);
-			return NULL;
 		case SFRAME_ANNOT_END:
-			if (is_idle_task(state->task))
-				state->done = true;
-			else
-				sframe_uw_stop(state, SFRAME_UW_FINAL);
+			sframe_uw_boundary(state, a);
 			return NULL;
 		case SFRAME_ANNOT_SP_INDIRECT:
 			/* Stack switch: the frame's own SP was saved at SP + off. */
@@ -404,21 +421,30 @@ sframe_uw_lookup(struct sframe_unwind_state *state)
 		state->done = true;
 		return NULL;
 	}
-	if (state->next_annot) {
-		/* A listed return site in a pt_regs or END annotation. */
-		ans = &state->ans;
-		state->ans.annot = state->next_annot;
-		state->ans.rule = NULL;
-		state->ans.err = 0;
-		state->ans.after_call = true;
-		state->ans.plain = false;
-	} else {
-		ans = sframe_kernel_answer(lookup, &state->ans);
-	}
+	ans = sframe_kernel_answer(lookup, &state->ans);
 	/* Usually a return address with a rule and nothing else. */
 	if (likely(ans->plain && !exact))
 		return ans->rule;
 	return sframe_uw_special(state, ans, lookup);
+}
+
+/*
+ * The return address @ra (read from @slot), now state->pc, is not a listed
+ * return site: undo a return trampoline, and check that it is text.
+ * Whether a call ends there is asked with its answer, by the next step.
+ */
+static __always_inline bool
+sframe_uw_unlisted(struct sframe_unwind_state *state, unsigned long ra,
+		   unsigned long slot)
+{
+	if (unlikely(sframe_arch_ra_trampoline(ra)))
+		state->pc = sframe_arch_recover_ra(state, ra, slot);
+	if (!state->pc)
+		return sframe_uw_stop(state, SFRAME_UW_RA);
+	/* vmlinux text inline; modules, trampolines, BPF: the full check. */
+	if (!is_kernel_text(state->pc) && !kernel_text_address(state->pc))
+		return sframe_uw_stop(state, SFRAME_UW_NOT_TEXT);
+	return true;
 }
 
 /*
@@ -445,6 +471,15 @@ static __always_inline bool sframe_uw_next(struct sframe_unwind_state *state)
 	 */
 	rule = state->next_rule;
 	if (!rule) {
+		/*
+		 * A listed return site in a pt_regs or END annotation (never
+		 * in rest_init(), see sframe_uw_lookup()): usually the last
+		 * frame of the walk.
+		 */
+		if (state->next_annot) {
+			sframe_uw_boundary(state, state->next_annot);
+			return !state->stopped && !state->done;
+		}
 		rule = sframe_uw_lookup(state);
 		if (!rule)
 			return !state->stopped && !state->done;
@@ -484,15 +519,7 @@ static __always_inline bool sframe_uw_next(struct sframe_unwind_state *state)
 	state->next_rule = sframe_ra_rule(ra, &state->next_annot);
 	if (likely(state->next_rule || state->next_annot))
 		return true;
-	if (unlikely(sframe_arch_ra_trampoline(ra)))
-		state->pc = sframe_arch_recover_ra(state, ra, slot);
-	if (!state->pc)
-		return sframe_uw_stop(state, SFRAME_UW_RA);
-	/* vmlinux text inline; modules, trampolines, BPF: the full check. */
-	if (!is_kernel_text(state->pc) && !kernel_text_address(state->pc))
-		return sframe_uw_stop(state, SFRAME_UW_NOT_TEXT);
-	/* Whether a call ends at state->pc: asked with its answer, next. */
-	return true;
+	return sframe_uw_unlisted(state, ra, slot);
 }
 
 /**
@@ -591,6 +618,109 @@ noinline void sframe_unwind_start(struct sframe_unwind_state *state,
 EXPORT_SYMBOL_GPL(sframe_unwind_start);
 NOKPROBE_SYMBOL(sframe_unwind_start);
 
+/* sframe_uw_run() results */
+enum {
+	SFRAME_UW_RUN_STEP,	/* state->pc reported: sframe_uw_next() next */
+	SFRAME_UW_RUN_NEXT,	/* a new state->pc to report, or the end */
+	SFRAME_UW_RUN_STOP,	/* the consumer stopped the walk */
+};
+
+#ifdef SFRAME_ARCH_CALL_SIZE
+/* The bounds of sframe_uw_run()'s stack, a local: as sframe_uw_mem_span() */
+static __always_inline bool sframe_uw_run_span(void *ctx, unsigned long lo,
+					       unsigned long hi)
+{
+	return sframe_uw_span(ctx, lo, hi);
+}
+
+static const struct sframe_step_mem sframe_uw_run_mem = {
+	.span	= sframe_uw_run_span,
+	.load	= sframe_uw_mem_load,
+};
+
+/*
+ * The walk through listed return sites (arm64: most of a walk): report
+ * state->pc, then step with its rule, for as long as each new PC is a
+ * listed return site with a simple rule (sframe_step_simple()) and the
+ * step stays on the current stack.  The frame's registers and the stack's
+ * bounds are locals meanwhile, which @consume_entry cannot reach: they stay
+ * in registers across it, where the state, which a callback could reach,
+ * would be stored and loaded again around every call.  What this loop does
+ * not handle it leaves to sframe_uw_next(), with the state written back.
+ *
+ * Call with state->next_rule set and state->flags 0.
+ */
+static __always_inline int sframe_uw_run(struct sframe_unwind_state *state,
+					 stack_trace_consume_fn consume_entry,
+					 void *cookie)
+{
+	const struct sframe_rows_rule *rule = state->next_rule, *next;
+	struct sframe_stack stack = state->stack;
+	unsigned int frames = state->frames;
+	const struct sframe_annot *annot;
+	unsigned long pc = state->pc, ra, slot;
+	struct sframe_frame f = {
+		.sp = state->sp,
+		.fp = state->fp,
+	};
+	int ret = SFRAME_UW_RUN_STEP;
+
+	for (;;) {
+		if (!consume_entry(cookie, pc)) {
+			ret = SFRAME_UW_RUN_STOP;
+			break;
+		}
+		if (frames >= SFRAME_UNWIND_MAX_FRAMES ||
+		    !(rule->flags & SFRAME_RULE_STEP_SIMPLE) ||
+		    !sframe_step_simple(&sframe_uw_arch, &sframe_uw_run_mem,
+					&stack, rule, &f, &ra, &slot))
+			break;
+		frames++;
+		next = sframe_ra_rule(ra, &annot);
+		if (unlikely(!next)) {
+			/* The step is done: the state takes it over. */
+			ret = SFRAME_UW_RUN_NEXT;
+			break;
+		}
+		pc = ra;
+		rule = next;
+	}
+	state->stack = stack;
+	state->frames = frames;
+	state->sp = f.sp;
+	state->fp = f.fp;
+	if (ret != SFRAME_UW_RUN_NEXT) {
+		state->pc = pc;
+		state->next_rule = rule;
+		return ret;
+	}
+	state->pc = ra;
+	state->next_rule = NULL;
+	state->next_annot = annot;
+	if (!annot)
+		sframe_uw_unlisted(state, ra, slot);
+	return ret;
+}
+
+/* The walk can take sframe_uw_run(). */
+static __always_inline bool sframe_uw_run_ok(struct sframe_unwind_state *state)
+{
+	return state->next_rule && !state->flags;
+}
+#else
+static inline int sframe_uw_run(struct sframe_unwind_state *state,
+				stack_trace_consume_fn consume_entry,
+				void *cookie)
+{
+	return SFRAME_UW_RUN_STEP;
+}
+
+static inline bool sframe_uw_run_ok(struct sframe_unwind_state *state)
+{
+	return false;
+}
+#endif
+
 /**
  * sframe_stack_walk_state() - walk a stack, report each PC, keep the state
  * @consume_entry: called with each PC, innermost first; false stops
@@ -621,11 +751,19 @@ noinline int sframe_stack_walk_state(stack_trace_consume_fn consume_entry,
 	/* For current, sframe_unwind_start() stopped in this function. */
 	if (!regs && task == current && !state->stopped && !state->done)
 		sframe_uw_next(state);
-	if (!state->stopped && !state->done) {
-		do {
-			if (!consume_entry(cookie, state->pc))
+	while (!state->stopped && !state->done) {
+		if (sframe_uw_run_ok(state)) {
+			switch (sframe_uw_run(state, consume_entry, cookie)) {
+			case SFRAME_UW_RUN_STOP:
 				goto out;
-		} while (sframe_uw_next(state));
+			case SFRAME_UW_RUN_NEXT:
+				continue;
+			}
+		} else if (!consume_entry(cookie, state->pc)) {
+			goto out;
+		}
+		if (!sframe_uw_next(state))
+			break;
 	}
 	if (state->done && state->reliable)
 		ret = 0;

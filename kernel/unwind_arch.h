@@ -99,10 +99,6 @@ bool sframe_arch_entry_rule(struct sframe_unwind_state *state,
 /* Does the kernel text address @ra follow a call instruction? */
 bool sframe_arch_after_call(unsigned long ra);
 
-/* Is @regs, found at a pt_regs annotation, the task's last frame? */
-bool sframe_arch_final_regs(struct sframe_unwind_state *state,
-			    struct pt_regs *regs);
-
 /*
  * user_mode() of @regs without a KASAN check: a best-effort walk of a task
  * that is running may find its pt_regs annotation over stack the task has

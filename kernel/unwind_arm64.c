@@ -182,20 +182,6 @@ bool sframe_arch_after_call(unsigned long ra)
 	       aarch64_insn_is_blr_auth(op);
 }
 
-/**
- * sframe_arch_final_regs() - is this the task's last frame?
- * @state: the walk
- * @regs: registers found at a pt_regs annotation
- *
- * Return: true for the pt_regs at the top of the task stack (user tasks,
- * kthreads and idle tasks all start there).
- */
-bool sframe_arch_final_regs(struct sframe_unwind_state *state,
-			    struct pt_regs *regs)
-{
-	return regs == task_pt_regs(state->task);
-}
-
 bool sframe_arch_user_regs(const struct pt_regs *regs)
 {
 	return (READ_ONCE_NOCHECK(regs->pstate) & PSR_MODE_MASK) ==

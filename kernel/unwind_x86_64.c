@@ -208,20 +208,6 @@ bool sframe_arch_after_call(unsigned long ra)
 	return false;
 }
 
-/**
- * sframe_arch_final_regs() - is this the task's last frame?
- * @state: the walk
- * @regs: registers found at a pt_regs annotation
- *
- * Return: true for the pt_regs at the top of the task stack: the user
- * registers of a user task, the (empty) registers of a kthread.
- */
-bool sframe_arch_final_regs(struct sframe_unwind_state *state,
-			    struct pt_regs *regs)
-{
-	return regs == task_pt_regs(state->task);
-}
-
 bool sframe_arch_user_regs(const struct pt_regs *regs)
 {
 	/*
