@@ -254,9 +254,12 @@ struct sframe_rule {
  * @fp: FP rule
  * @sp_from_cfa: as struct sframe_rule
  * @flags: as struct sframe_rule
+ * @step_low: set by sframe_step_prepare() for a rule it finds simple: the
+ *            offset from the CFA of the lowest slot the step loads; else 0
  *
  * Also what the frame step takes (sframe_step(), sframe/step.h) and what
- * the kernel's and the user unwinder's lookup caches keep.
+ * the kernel's and the user unwinder's lookup caches keep.  No padding:
+ * the kernel's cache check compares rules with memcmp().
  */
 struct sframe_rows_rule {
 	struct sframe_loc cfa;
@@ -264,6 +267,7 @@ struct sframe_rows_rule {
 	struct sframe_loc fp;
 	s16 sp_from_cfa;
 	u16 flags;
+	s32 step_low;
 };
 
 /* The recovery part of @rule, as struct sframe_rows_rule keeps it. */
@@ -275,6 +279,7 @@ static inline void sframe_rule_recovery(struct sframe_rows_rule *r,
 	r->fp = rule->fp;
 	r->sp_from_cfa = rule->sp_from_cfa;
 	r->flags = rule->flags;
+	r->step_low = 0;
 }
 
 /* Set the recovery part of @rule from @r; its other fields stay. */

@@ -137,10 +137,14 @@ static __always_inline void sframe_step_prepare(const struct sframe_step_arch *a
 		      !rule->sp_from_cfa &&
 		      !(rule->flags & (SFRAME_RULE_OUTERMOST | SFRAME_RULE_SP_LOW));
 
-	if (simple)
-		rule->flags |= SFRAME_RULE_STEP_SIMPLE;
-	else
-		rule->flags &= ~SFRAME_RULE_STEP_SIMPLE;
+	rule->step_low = 0;
+	rule->flags &= ~SFRAME_RULE_STEP_SIMPLE;
+	if (!simple)
+		return;
+	rule->flags |= SFRAME_RULE_STEP_SIMPLE;
+	rule->step_low = rule->ra.offset;
+	if (rule->fp.kind == SFRAME_LOC_CFA && rule->fp.offset < rule->ra.offset)
+		rule->step_low = rule->fp.offset;
 }
 
 /**
@@ -244,18 +248,15 @@ static __always_inline bool sframe_step_simple(const struct sframe_step_arch *ar
 					       unsigned long *ra_slot)
 {
 	bool fp_saved = rule->fp.kind == SFRAME_LOC_CFA;
-	s32 low_off = rule->ra.offset;
 	unsigned long cfa, ra_addr;
 
 	if (unlikely(f->flags & SFRAME_FRAME_SP_LOW))
 		return false;
 	cfa = (rule->cfa.reg == arch->fp_reg ? f->fp : f->sp) + rule->cfa.offset;
 	ra_addr = cfa + rule->ra.offset;
-	if (fp_saved && rule->fp.offset < low_off)
-		low_off = rule->fp.offset;
-	/* Both slots in [CFA + low_off, CFA): @span rejects a wrap. */
+	/* Both slots in [CFA + step_low, CFA): @span rejects a wrap. */
 	if (unlikely((cfa & (sizeof(long) - 1)) || cfa <= f->sp ||
-		     !mem->span(ctx, cfa + low_off, cfa)))
+		     !mem->span(ctx, cfa + rule->step_low, cfa)))
 		return false;
 	*ra = mem->load(ctx, ra_addr);
 	if (fp_saved)
