@@ -563,7 +563,7 @@ noinline void sframe_unwind_start(struct sframe_unwind_state *state,
 	/*
 	 * Each field a walk reads before it writes it, and no more: not the
 	 * stacks beyond @nr_stacks (sframe_arch_init_stacks() sets those it
-	 * counts), nor the scratch at the end.  A memset() of it all was a
+	 * counts, a blocked task has none), nor the scratch at the end.  A memset() of it all was a
 	 * tenth of a short warm walk.
 	 */
 	state->task = task;
@@ -579,27 +579,35 @@ noinline void sframe_unwind_start(struct sframe_unwind_state *state,
 	state->error = SFRAME_UW_OK;
 	state->error_pc = 0;
 	state->frames = 0;
-	state->stack.low = 0;
-	state->stack.high = 0;
 	state->graph_idx = 0;
 	state->kr_cur = NULL;
 	state->next_rule = NULL;
 	state->next_annot = NULL;
-	sframe_arch_init_stacks(state);
 
-	if (regs) {
-		sframe_arch_start_regs(state, regs);
-		if (!sframe_uw_on_stack(state, state->sp, 0))
-			sframe_uw_stop(state, SFRAME_UW_STACK);
-		return;
-	}
-	if (task != current) {
+	if (task != current && !regs) {
+		/*
+		 * A task switches out on its task stack, and its frames all
+		 * lie there: the walk starts on it, with no other to visit.
+		 */
+		state->nr_stacks = 0;
+		state->stack.low = (unsigned long)task_stack_page(task);
+		state->stack.high = state->stack.low + THREAD_SIZE;
 		sframe_arch_start_blocked(state);
 		if (!sframe_uw_on_stack(state, state->sp, 0))
 			sframe_uw_stop(state, SFRAME_UW_STACK);
 		else if (!(state->flags & SFRAME_FRAME_EXACT))
 			state->next_rule = sframe_ra_rule(state->pc,
 							  &state->next_annot);
+		return;
+	}
+
+	state->stack.low = 0;
+	state->stack.high = 0;
+	sframe_arch_init_stacks(state);
+	if (regs) {
+		sframe_arch_start_regs(state, regs);
+		if (!sframe_uw_on_stack(state, state->sp, 0))
+			sframe_uw_stop(state, SFRAME_UW_STACK);
 		return;
 	}
 

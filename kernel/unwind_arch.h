@@ -50,7 +50,10 @@ static inline unsigned long sframe_arch_strip(unsigned long ra)
 /* Fill state->stacks with the stacks @state->task may be walked on. */
 void sframe_arch_init_stacks(struct sframe_unwind_state *state);
 
-/* Start at the blocked task's switch frame (pc, sp, fp). */
+/*
+ * Start at the blocked task's switch frame (pc, sp, fp); state->stack is
+ * its task stack.
+ */
 void sframe_arch_start_blocked(struct sframe_unwind_state *state);
 
 /* Start (or continue after a boundary) at an exception frame. */

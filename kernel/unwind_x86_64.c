@@ -53,8 +53,8 @@ void sframe_arch_start_blocked(struct sframe_unwind_state *state)
 	unsigned long sp = state->task->thread.sp;
 
 	/* The switch frame must lie on the task stack before it is read. */
-	if (sp < state->stacks[0].low || sp > state->stacks[0].high ||
-	    state->stacks[0].high - sp < sizeof(*frame) ||
+	if (sp < state->stack.low || sp > state->stack.high ||
+	    state->stack.high - sp < sizeof(*frame) ||
 	    !IS_ALIGNED(sp, sizeof(long))) {
 		state->sp = 0;
 		return;
