@@ -23,15 +23,26 @@ EXPORT_SYMBOL_GPL(sframe_vmlinux_ra);
 
 /* Evictions one insertion may make before the table is built anew */
 #define SFRAME_RA_MAX_KICKS	512
-/* Builds with another seed before the table grows by an eighth */
-#define SFRAME_RA_SEEDS		4
+/* Builds, each with an eighth more buckets than the one before */
+#define SFRAME_RA_BUILDS	8
+
+/* Key @k's first and second bucket. */
+static u32 sframe_ra_first(const struct sframe_ra_table *t, u32 k)
+{
+	return sframe_ra_scale(t, sframe_ra_hash1(k));
+}
+
+static u32 sframe_ra_second(const struct sframe_ra_table *t, u32 k)
+{
+	return sframe_ra_scale(t, sframe_ra_hash2(sframe_ra_hash1(k)));
+}
 
 /* The bucket of key @k other than @b (@b is one of its two). */
 static u32 sframe_ra_other(const struct sframe_ra_table *t, u32 k, u32 b)
 {
-	u32 b1 = sframe_ra_bucket(t, k, SFRAME_RA_MUL1);
+	u32 b1 = sframe_ra_first(t, k);
 
-	return b == b1 ? sframe_ra_bucket(t, k, SFRAME_RA_MUL2) : b1;
+	return b == b1 ? sframe_ra_second(t, k) : b1;
 }
 
 /* Put @e in a free slot of bucket @b, if it has one. */
@@ -58,11 +69,11 @@ static bool sframe_ra_put(u64 *slot, u32 b, u64 e)
 static bool sframe_ra_insert(const struct sframe_ra_table *t, u64 *slot,
 			     u64 e)
 {
-	u32 k = e, b = sframe_ra_bucket(t, k, SFRAME_RA_MUL1), i, n;
+	u32 k = e, b = sframe_ra_first(t, k), i, n;
 	u64 old;
 
 	if (sframe_ra_put(slot, b, e) ||
-	    sframe_ra_put(slot, sframe_ra_bucket(t, k, SFRAME_RA_MUL2), e))
+	    sframe_ra_put(slot, sframe_ra_second(t, k), e))
 		return true;
 	for (n = 0; n < SFRAME_RA_MAX_KICKS; n++) {
 		i = 2 * b + (n & 1);
@@ -77,40 +88,31 @@ static bool sframe_ra_insert(const struct sframe_ra_table *t, u64 *slot,
 }
 
 /*
- * Build @t's slots for the @n entries @ent: with a new seed when an
- * insertion fails, more buckets after SFRAME_RA_SEEDS seeds.  About 2/3
- * full: most keys lie in their first bucket.  Return: the slots, or NULL
- * (no memory, or no placement after four sizes).
+ * Build @t's slots for the @n entries @ent, with an eighth more buckets
+ * when an insertion fails (other bucket counts place keys elsewhere).
+ * About 2/3 full: most keys lie in their first bucket.  Return: the
+ * slots, or NULL (no memory, or no placement after SFRAME_RA_BUILDS).
  */
 static u64 *sframe_ra_fill(struct sframe_ra_table *t, const u64 *ent, u32 n)
 {
-	u32 buckets = max(DIV_ROUND_UP(n * 3ULL, 4), 1ULL), attempt, i;
-	u64 *slot = NULL;
+	u32 buckets = max(DIV_ROUND_UP(n * 3ULL, 4), 1ULL), build, i;
+	u64 *slot;
 
-	for (attempt = 0; attempt < 4 * SFRAME_RA_SEEDS; attempt++) {
-		if (attempt && !(attempt % SFRAME_RA_SEEDS)) {
-			buckets += buckets / 8 + 1;
-			kvfree(slot);
-			slot = NULL;
-		}
-		if (!slot)
-			slot = kvcalloc(2 * (size_t)buckets, sizeof(*slot),
-					GFP_KERNEL);
-		else
-			memset(slot, 0, 2 * (size_t)buckets * sizeof(*slot));
+	for (build = 0; build < SFRAME_RA_BUILDS; build++) {
+		slot = kvcalloc(2 * (size_t)buckets, sizeof(*slot), GFP_KERNEL);
 		if (!slot)
 			return NULL;
 		t->buckets = buckets;
-		t->seed = attempt * SFRAME_RA_MUL2;
 		for (i = 0; i < n; i++)
 			if (!sframe_ra_insert(t, slot, ent[i]))
 				break;
 		if (i == n)
 			return slot;
+		kvfree(slot);
+		buckets += buckets / 8 + 1;
 	}
 	/* Not seen: the table is at most 2/3 full. */
 	pr_warn("vmlinux: return-site table: no placement found\n");
-	kvfree(slot);
 	return NULL;
 }
 
@@ -188,7 +190,7 @@ bool sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 	for (b = 0; b < t->buckets; b++)
 		for (i = 2 * b; i < 2 * b + 2; i++)
 			second += slot[i] &&
-				  sframe_ra_bucket(t, (u32)slot[i], SFRAME_RA_MUL1) != b;
+				  sframe_ra_first(t, slot[i]) != b;
 	/* Complete before @slot: pairs with sframe_ra_rule()'s acquire. */
 	smp_store_release(&t->slot, slot);
 	pr_info("vmlinux: return sites: %u of %u calls listed (plain answers, pt_regs), %u buckets, %u in their second: %zu bytes\n",

@@ -146,7 +146,6 @@ sframe_kernel_answer(unsigned long pc, struct sframe_answer *scratch)
  * @base: the first byte of vmlinux's text (_stext)
  * @size: its size (the table holds return addresses below _etext)
  * @buckets: the number of buckets
- * @seed: mixed into the keys: the builder's choice (sframe_ra_bucket())
  *
  * Where every call has one size (arm64), a walk need not look up or cache
  * anything for a return address: every return site of vmlinux's text that
@@ -163,7 +162,7 @@ struct sframe_ra_table {
 	const struct sframe_rows_rule *rules;
 	const struct sframe_annot *annots;
 	unsigned long base, size;
-	u32 buckets, seed;
+	u32 buckets;
 };
 
 extern struct sframe_ra_table sframe_vmlinux_ra;
@@ -171,18 +170,30 @@ extern struct sframe_ra_table sframe_vmlinux_ra;
 /* In the high half of a slot: an annotation's number, not a rule's offset */
 #define SFRAME_RA_ANNOT		0x80000000U
 
-/* The two hash functions' odd multipliers (sframe_ra_bucket()) */
+/*
+ * The two buckets of key @k: the high bits of two hashes, scaled to the
+ * number of buckets (a multiply and a shift, any table size).  The second
+ * hash is taken of the first, mixed: two plain multiplicative hashes of
+ * the evenly spaced keys of return sites are too alike for a cuckoo table
+ * (its builds failed where independent hashes would not).
+ */
 #define SFRAME_RA_MUL1		0x61c88647U	/* GOLDEN_RATIO_32 */
 #define SFRAME_RA_MUL2		0x85ebca6bU
 
-/*
- * Bucket of key @k under multiplier @mul: the product's high bits scaled
- * to the number of buckets (a multiply and a shift, any table size).
- */
-static __always_inline u32 sframe_ra_bucket(const struct sframe_ra_table *t,
-					    u32 k, u32 mul)
+static __always_inline u32 sframe_ra_scale(const struct sframe_ra_table *t,
+					   u32 h)
 {
-	return ((u64)((k ^ t->seed) * mul) * t->buckets) >> 32;
+	return ((u64)h * t->buckets) >> 32;
+}
+
+static __always_inline u32 sframe_ra_hash1(u32 k)
+{
+	return k * SFRAME_RA_MUL1;
+}
+
+static __always_inline u32 sframe_ra_hash2(u32 h1)
+{
+	return (h1 ^ h1 >> 16) * SFRAME_RA_MUL2;
 }
 
 /**
@@ -207,21 +218,22 @@ sframe_ra_rule(unsigned long ra, const struct sframe_annot **annot)
 	const u64 *slot = smp_load_acquire(&t->slot);
 	unsigned long off = ra - t->base;
 	const u64 *b;
-	u32 k;
+	u32 k, h;
 	u64 e;
 
 	/* A misaligned @ra matches no key; no key is 0 (an empty slot). */
 	if (!slot || off >= t->size)
 		goto none;
 	k = off + 1;
-	b = &slot[2 * sframe_ra_bucket(t, k, SFRAME_RA_MUL1)];
+	h = sframe_ra_hash1(k);
+	b = &slot[2 * sframe_ra_scale(t, h)];
 	e = READ_ONCE(b[0]);
 	if ((u32)e == k)
 		goto found;
 	e = READ_ONCE(b[1]);
 	if ((u32)e == k)
 		goto found;
-	b = &slot[2 * sframe_ra_bucket(t, k, SFRAME_RA_MUL2)];
+	b = &slot[2 * sframe_ra_scale(t, sframe_ra_hash2(h))];
 	e = READ_ONCE(b[0]);
 	if ((u32)e == k)
 		goto found;
