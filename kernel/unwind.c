@@ -145,7 +145,7 @@ static bool sframe_uw_mem_below(void *ctx, unsigned long cfa)
  * (sframe_uw_next() need not check that SP again).
  */
 static __always_inline bool sframe_uw_span(struct sframe_stack *s,
-					    unsigned long lo, unsigned long hi)
+					   unsigned long lo, unsigned long hi)
 {
 	if (lo < s->low || lo >= hi || hi > s->high)
 		return false;
