@@ -39,17 +39,12 @@ int sframe_text_range(const struct sframe_section *sec, u64 *lo, u64 *hi)
  *
  * Return: 0, or a negative SFRAME_E_* code.
  */
-int sframe_index_size(const struct sframe_section *sec, unsigned int shift,
-		      u32 *nwords)
+/* sframe_index_size() of a section whose text is [@lo, @hi). */
+static int sframe_index_words(const struct sframe_section *sec,
+			      unsigned int shift, u64 lo, u64 hi, u32 *nwords)
 {
-	u64 lo, hi, n;
-	int err;
+	u64 n;
 
-	if (shift > 32)
-		return -SFRAME_E_INVAL;
-	err = sframe_text_range(sec, &lo, &hi);
-	if (err)
-		return err;
 	n = sframe_index_blocks(lo, hi, shift) + 1;
 	if (!(sec->flags & SFRAME_F_FDE_SORTED))
 		n += sec->num_fdes;
@@ -57,6 +52,20 @@ int sframe_index_size(const struct sframe_section *sec, unsigned int shift,
 		return -SFRAME_E_INDEX;
 	*nwords = n;
 	return 0;
+}
+
+int sframe_index_size(const struct sframe_section *sec, unsigned int shift,
+		      u32 *nwords)
+{
+	u64 lo, hi;
+	int err;
+
+	if (shift > 32)
+		return -SFRAME_E_INVAL;
+	err = sframe_text_range(sec, &lo, &hi);
+	if (err)
+		return err;
+	return sframe_index_words(sec, shift, lo, hi, nwords);
 }
 EXPORT_SYMBOL_GPL(sframe_index_size);
 
@@ -162,14 +171,16 @@ int sframe_index_build(struct sframe_section *sec, unsigned int shift,
 	u64 lo, hi;
 	int err;
 
-	err = sframe_index_size(sec, shift, &need);
+	if (shift > 32)
+		return -SFRAME_E_INVAL;
+	/* One pass over the FDEs for the range, not one per use of it. */
+	err = sframe_text_range(sec, &lo, &hi);
+	if (!err)
+		err = sframe_index_words(sec, shift, lo, hi, &need);
 	if (err)
 		return err;
 	if (!mem || nwords < need)
 		return -SFRAME_E_INDEX;
-	err = sframe_text_range(sec, &lo, &hi);
-	if (err)
-		return err;
 	nblocks = sframe_index_blocks(lo, hi, shift);
 
 	tmp.order = NULL;
