@@ -3,10 +3,12 @@
  * SFrame sections of the running kernel.
  *
  * vmlinux's .sframe (bracketed by __start_sframe/__stop_sframe in the
- * linker script) is opened, validated and indexed at early_initcall time,
- * then decoded once into rows (sframe_rows_build(), by a worker off the
- * boot path): the unwinder's lookups read those, with no decoding and no
- * bounds checks, because the section was validated and cannot change.
+ * linker script) is opened and indexed at early_initcall time (validated
+ * there too unless the build checked it), then decoded once into rows by
+ * a worker off the boot path, which validates it in the same pass where
+ * the boot did not: the unwinder's lookups read the rows, with no decoding
+ * and no bounds checks, because the section was validated and cannot
+ * change.
  * Modules get rows too (at load) where their text is compact.
  * Module sections are registered by the module loader after relocation
  * (sframe_module_init()) and removed when the module is freed.  Readers
@@ -227,13 +229,16 @@ static DEFINE_MUTEX(sframe_modules_lock);
  * @addr: its run-time address
  * @module: the section comes from a module, relocated by the loader
  *          (%SFRAME_OPEN_RELOCATED says what that changes)
+ * @validate: sframe_validate() it here; false only where the caller
+ *            validates it before any reliable walk depends on it (opened,
+ *            a section keeps every lookup in bounds, see sframe_open())
  *
  * Return: 0, or a negative SFRAME_E_* code (or -SFRAME_E_INDEX when the
  * index cannot be allocated: the section is then usable unindexed).
  */
 int sframe_table_init(struct sframe_section *sec, u32 **index,
 		      const void *data, size_t size, unsigned long addr,
-		      bool module)
+		      bool module, bool validate)
 {
 	u32 nwords;
 	int err;
@@ -243,9 +248,11 @@ int sframe_table_init(struct sframe_section *sec, u32 **index,
 			  module ? SFRAME_OPEN_RELOCATED : 0);
 	if (err)
 		return err;
-	err = sframe_validate(sec, NULL, NULL);
-	if (err)
-		return err;
+	if (validate) {
+		err = sframe_validate(sec, NULL, NULL);
+		if (err)
+			return err;
+	}
 	err = sframe_index_size(sec, SFRAME_KERNEL_INDEX_SHIFT, &nwords);
 	if (err)
 		return err;
@@ -358,6 +365,30 @@ static size_t sframe_rows_init(const struct sframe_section *sec,
 				sframe_rows_build(sec, shift, rows, hash));
 }
 
+/*
+ * Rows of a section that was opened and indexed but not validated yet:
+ * sframe_validate_rows(), one pass for both (sizing the rows reads only
+ * what an opened section keeps in bounds; the builder checks its room).  Return: the bytes the rows
+ * use (0 without rows); *@err: 0 if the section is valid (with or without
+ * rows), else why it is not.
+ */
+static size_t sframe_rows_init_validate(const struct sframe_section *sec,
+					struct sframe_rows *rows, int *err)
+{
+	unsigned int shift;
+	u16 *hash;
+	int ret;
+
+	if (sframe_rows_alloc(sec, rows, 0, &shift, &hash)) {
+		*err = sframe_validate(sec, NULL, NULL);
+		return 0;
+	}
+	ret = sframe_validate_rows(sec, shift, rows, hash);
+	/* sframe_rows_build()'s errors leave a valid section without rows. */
+	*err = ret ? sframe_validate(sec, NULL, NULL) : 0;
+	return sframe_rows_done(rows, hash, ret);
+}
+
 static void sframe_rows_free(struct sframe_rows *rows)
 {
 	kvfree(rows->block);
@@ -410,6 +441,19 @@ static void __init sframe_vmlinux_annot_init(void)
 }
 
 /*
+ * With CONFIG_SFRAME_UNWIND_VERIFY_FAIL the build decoded every byte of
+ * vmlinux's section with this same core, checked it against the code
+ * (sframe-verify) and would have failed on a malformed section, so the
+ * boot only opens and indexes it: opened, a
+ * section keeps every lookup in bounds (sframe_open()).  The full check,
+ * sframe_validate(), then runs off the boot path in one pass with the rows
+ * (sframe_vmlinux_rows_fn()), which the last initcall waits for: before
+ * any module, livepatch or user task, a section the check rejects is
+ * withdrawn, with every answer cached from it.
+ */
+#define SFRAME_VMLINUX_CHECKED_BY_BUILD	IS_ENABLED(CONFIG_SFRAME_UNWIND_VERIFY_FAIL)
+
+/*
  * vmlinux's rows are built off the boot path, by a worker on another CPU
  * while the boot goes on (about as long as validation again), then
  * published: until then lookups decode the indexed section, afterwards
@@ -419,18 +463,38 @@ static void sframe_vmlinux_rows_fn(struct work_struct *work)
 {
 	u64 t0 = local_clock();
 	size_t bytes;
+	int err = 0;
 
-	bytes = sframe_rows_init(&sframe_vmlinux, &sframe_vmlinux_rows_mem, 0);
+	if (SFRAME_VMLINUX_CHECKED_BY_BUILD)
+		bytes = sframe_rows_init_validate(&sframe_vmlinux,
+						  &sframe_vmlinux_rows_mem, &err);
+	else
+		bytes = sframe_rows_init(&sframe_vmlinux,
+					 &sframe_vmlinux_rows_mem, 0);
+	if (err) {
+		/*
+		 * Before the initcalls end (not yet read-only).  Withdrawn
+		 * before the new generation (its release): a cache fill reads
+		 * the generation first, then sees the section gone and keeps
+		 * nothing (sframe_kernel_answer_fill()).
+		 */
+		WRITE_ONCE(sframe_vmlinux_ready, false);
+		sframe_kernel_gen_next();
+		pr_err("vmlinux .sframe rejected: %s (%s)\n",
+		       sframe_errname(err), sframe_strerror(err));
+		return;
+	}
 	if (!bytes) {
 		pr_warn("vmlinux: no decoded rows (no memory): lookups decode the section\n");
 		return;
 	}
 	/* Rows complete before the pointer: pairs with the lookups' acquire. */
 	smp_store_release(&sframe_vmlinux_rows_pub, &sframe_vmlinux_rows_mem);
-	pr_info("vmlinux: decoded rows: %u rows, %u rules, %u-byte blocks: %zu bytes (built in %llu us, off the boot path)\n",
+	pr_info("vmlinux: decoded rows: %u rows, %u rules, %u-byte blocks: %zu bytes (built in %llu us, off the boot path%s)\n",
 		sframe_vmlinux_rows_mem.nrows, sframe_vmlinux_rows_mem.nrules,
 		1U << sframe_vmlinux_rows_mem.shift, bytes,
-		div_u64(local_clock() - t0, NSEC_PER_USEC));
+		div_u64(local_clock() - t0, NSEC_PER_USEC),
+		SFRAME_VMLINUX_CHECKED_BY_BUILD ? ", the section validated with them" : "");
 }
 
 static DECLARE_WORK(sframe_vmlinux_rows_work, sframe_vmlinux_rows_fn);
@@ -470,7 +534,8 @@ static int __init sframe_vmlinux_init(void)
 	sframe_vmlinux_annot_init();
 
 	err = sframe_table_init(&sframe_vmlinux, &index, __start_sframe, size,
-				(unsigned long)__start_sframe, false);
+				(unsigned long)__start_sframe, false,
+				!SFRAME_VMLINUX_CHECKED_BY_BUILD);
 	/* Without index memory the section is still valid, only slower. */
 	if (err == -SFRAME_E_INDEX) {
 		pr_warn("vmlinux: no memory for the lookup index: lookups unindexed\n");
@@ -482,10 +547,16 @@ static int __init sframe_vmlinux_init(void)
 		return 0;
 	}
 	sframe_vmlinux_ready = true;
-	pr_info("vmlinux: SFrame v%u, %u FDEs, %u FREs, %u bytes: valid (checked and indexed in %llu us)\n",
-		sframe_vmlinux.version, sframe_vmlinux.num_fdes,
-		sframe_vmlinux.num_fres, sframe_vmlinux.size,
-		div_u64(local_clock() - t0, NSEC_PER_USEC));
+	if (SFRAME_VMLINUX_CHECKED_BY_BUILD)
+		pr_info("vmlinux: SFrame v%u, %u FDEs, %u FREs, %u bytes: opened and indexed in %llu us (checked by the build; validated with its rows, off the boot path)\n",
+			sframe_vmlinux.version, sframe_vmlinux.num_fdes,
+			sframe_vmlinux.num_fres, sframe_vmlinux.size,
+			div_u64(local_clock() - t0, NSEC_PER_USEC));
+	else
+		pr_info("vmlinux: SFrame v%u, %u FDEs, %u FREs, %u bytes: valid (checked and indexed in %llu us)\n",
+			sframe_vmlinux.version, sframe_vmlinux.num_fdes,
+			sframe_vmlinux.num_fres, sframe_vmlinux.size,
+			div_u64(local_clock() - t0, NSEC_PER_USEC));
 	queue_work(system_unbound_wq, &sframe_vmlinux_rows_work);
 	return 0;
 }
@@ -878,7 +949,7 @@ static int sframe_module_parts_init(struct module *mod,
 		if (!err)
 			err = sframe_table_init(&p->sec, &p->index, data + off,
 						next - off, s->sh_addr + off,
-						true);
+						true, true);
 		/* Without index memory the section is still valid, only slower. */
 		if (!err || err == -SFRAME_E_INDEX)
 			err = sframe_module_check_starts(mod, p);
@@ -1067,4 +1138,3 @@ struct dentry *sframe_debugfs_dir(void)
 	return dir;
 }
 EXPORT_SYMBOL_GPL(sframe_debugfs_dir);
-

@@ -142,7 +142,7 @@ extern atomic_t sframe_kernel_gen;
 
 int sframe_table_init(struct sframe_section *sec, u32 **index,
 		      const void *data, size_t size, unsigned long addr,
-		      bool module);
+		      bool module, bool validate);
 
 struct dentry;
 struct dentry *sframe_debugfs_dir(void);
