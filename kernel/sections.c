@@ -219,6 +219,8 @@ static void __init sframe_annot_blocks_init(struct sframe_annot_table *t)
 
 static LIST_HEAD(sframe_modules);
 static DEFINE_MUTEX(sframe_modules_lock);
+/* Time spent registering modules (debugfs sframe/module_load_ns) */
+static u64 sframe_module_load_ns;
 
 /**
  * sframe_table_init() - open, validate and index a section of the kernel
@@ -997,6 +999,7 @@ void sframe_module_init(struct module *mod, const Elf_Ehdr *hdr,
 	const Elf_Shdr *veneers[2] = { NULL, NULL };
 	struct sframe_module_table *t = NULL;
 	const char *what = ".sframe";
+	u64 t0 = local_clock();
 	unsigned int n, i;
 	u32 fdes = 0;
 	int err;
@@ -1056,6 +1059,7 @@ void sframe_module_init(struct module *mod, const Elf_Ehdr *hdr,
 	mutex_lock(&sframe_modules_lock);
 	list_add_rcu(&t->list, &sframe_modules);
 	sframe_kernel_gen_next();
+	sframe_module_load_ns += local_clock() - t0;
 	mutex_unlock(&sframe_modules_lock);
 	for (i = 0; i < n; i++)
 		fdes += t->parts[i].sec.num_fdes;
@@ -1121,8 +1125,9 @@ void sframe_kernel_text_changed(void)
 /**
  * sframe_debugfs_dir() - debugfs "sframe/", created on first use
  *
- * The statistics of the user unwinder ("user") and of reliable walks
- * ("reliable") live there, and the test modules' files.  Called from
+ * The statistics of the user unwinder ("user"), of reliable walks
+ * ("reliable") and of module registration ("module_load_ns") live there,
+ * and the test modules' files.  Called from
  * initcalls and module init functions (after the initcalls: the directory
  * exists by then).
  *
@@ -1138,3 +1143,16 @@ struct dentry *sframe_debugfs_dir(void)
 	return dir;
 }
 EXPORT_SYMBOL_GPL(sframe_debugfs_dir);
+
+/*
+ * debugfs sframe/module_load_ns: the time sframe_module_init() took over
+ * every module it registered (what SFrame adds to loading a module; the
+ * boot tests' module-load benchmark reads it around its loads).
+ */
+static int __init sframe_sections_debugfs_init(void)
+{
+	debugfs_create_u64("module_load_ns", 0400, sframe_debugfs_dir(),
+			   &sframe_module_load_ns);
+	return 0;
+}
+late_initcall(sframe_sections_debugfs_init);

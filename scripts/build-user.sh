@@ -41,6 +41,8 @@
 #                        PROT_EXEC through an O_DIRECT descriptor on ext4
 #                        like a loader and checks perf's chains through it
 #                        (mapdio.c, spinlib.c)
+#   sframe-modload       loads and unloads a module N times: finit_module()'s
+#                        time and its SFrame registration's (modload.c)
 # and sysroot/: the dynamic loader and the libraries the dynamic build
 # needs, at the paths the target looks for them (for the initramfs).
 # Checks that the SFrame builds have a PT_GNU_SFRAME segment and the
@@ -139,11 +141,12 @@ cmds=(
 "$CC $CFLAGS $OMIT $SFRAME -o sframe-remap $SRC/remap.c $SRC/remapcall.S $SRC/perfring.c -ldl"
 "$CC $CFLAGS $OMIT $SFRAME -fPIC -shared -nostdlib -Wl,-e,spin_entry -o libspin-sframe.so $SRC/spinlib.c"
 "$CC $CFLAGS $OMIT $SFRAME -static -o sframe-mapdio $SRC/mapdio.c $SRC/perfring.c"
+"$CC $CFLAGS -static -o sframe-modload $SRC/modload.c"
 )
 outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp
       chain-work-static chain-work-dyn chain-work-threads sframe-hostile churn
       sframe-costly chain-clang-static chain-work-clang libremap-a.so libremap-b.so
-      sframe-remap libspin-sframe.so sframe-mapdio"
+      sframe-remap libspin-sframe.so sframe-mapdio sframe-modload"
 
 # rebuilt when a command line, a source, this script, the compiler or the
 # C library changes

@@ -432,11 +432,11 @@ static void demo_bench(void)
 	pr_info("bench: arch_stack_walk: SFrame %llu ns/stack, %s %llu ns/stack, ratio %lu.%02lu (goal <= %s)\n",
 		div64_u64(b.ns_ours, b.stacks * rounds), SFRAME_REF_UNWINDER,
 		div64_u64(b.ns_ref, b.stacks * rounds), r / 100, r % 100,
-		IS_ENABLED(CONFIG_X86_64) ? "1.00" : "2.00");
+		IS_ENABLED(CONFIG_X86_64) ? "0.50" : "1.25");
 	r = demo_ratio100(b.ns_cold, b.ns_ref);
 	pr_info("bench: arch_stack_walk, lookup cache emptied before each walk: SFrame %llu ns/stack, ratio %lu.%02lu (goal <= %s)\n",
 		div64_u64(b.ns_cold, b.stacks * rounds), r / 100, r % 100,
-		IS_ENABLED(CONFIG_X86_64) ? "1.20" : "3.00");
+		IS_ENABLED(CONFIG_X86_64) ? "0.80" : "1.50");
 	rr = demo_ratio100(b.ns_ours_rel, IS_ENABLED(CONFIG_X86_64) ?
 			   b.ns_ref_rel : b.ns_ref);
 	pr_info("bench: reliable walk: SFrame %llu ns/stack (%lu/%lu stacks reliable), %s %s %llu ns/stack, ratio %lu.%02lu\n",
