@@ -30,15 +30,6 @@ int sframe_text_range(const struct sframe_section *sec, u64 *lo, u64 *hi)
 	return 0;
 }
 
-/**
- * sframe_index_size() - memory needed by a lookup index
- * @sec: opened section
- * @shift: log2 of the text block size, at most 32 (e.g. 8 for 256-byte
- *         blocks, as ORC)
- * @nwords: result: number of u32 words sframe_index_build() needs
- *
- * Return: 0, or a negative SFRAME_E_* code.
- */
 /* sframe_index_size() of a section whose text is [@lo, @hi). */
 static int sframe_index_words(const struct sframe_section *sec,
 			      unsigned int shift, u64 lo, u64 hi, u32 *nwords)
@@ -54,6 +45,15 @@ static int sframe_index_words(const struct sframe_section *sec,
 	return 0;
 }
 
+/**
+ * sframe_index_size() - memory needed by a lookup index
+ * @sec: opened section
+ * @shift: log2 of the text block size, at most 32 (e.g. 8 for 256-byte
+ *         blocks, as ORC)
+ * @nwords: result: number of u32 words sframe_index_build() needs
+ *
+ * Return: 0, or a negative SFRAME_E_* code.
+ */
 int sframe_index_size(const struct sframe_section *sec, unsigned int shift,
 		      u32 *nwords)
 {
