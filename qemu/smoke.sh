@@ -479,15 +479,18 @@ fi
 lookup_funcs="sframe_rows_find sframe_rows_rule_of sframe_find"
 lookup_probes=$(echo "$lookup_funcs" | sed 's/^/kprobe:/; s/ /,kprobe:/g')
 
+# (The lookups first: each one fills the emptied cache, where on arm64 a
+# walk of /proc/PID/stack rarely does, and under a loaded host one pass
+# over every task's stack can outlast a tracer's few seconds.)
 tr_load() {
 	tr_end=$(($(date +%s) + $1))
 	while [ "$(date +%s)" -lt "$tr_end" ]; do
 		echo 1 >/sys/kernel/debug/sframe/cache_check
-		cat /proc/[0-9]*/stack >/dev/null 2>&1
 		for a in $tr_addrs; do
 			echo "$a" >/sys/kernel/debug/sframe/lookup
 			cat /sys/kernel/debug/sframe/lookup >/dev/null
 		done
+		cat /proc/[0-9]*/stack >/dev/null 2>&1
 	done
 }
 
