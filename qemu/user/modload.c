@@ -40,7 +40,8 @@ int main(int argc, char **argv)
 	unsigned long long t0, load = 0, s0, s1;
 	int i, n, fd;
 
-	if (argc != 4 || (n = atoi(argv[3])) <= 0) {
+	n = argc == 4 ? atoi(argv[3]) : 0;
+	if (n <= 0) {
 		fprintf(stderr, "usage: sframe-modload KO NAME N\n");
 		return 2;
 	}
@@ -70,8 +71,10 @@ int main(int argc, char **argv)
 		perror(LOAD_NS);
 		return 1;
 	}
-	printf("module load: %s: %d loads: finit_module %llu ns each, of which SFrame registration %llu ns (%.1f%%) (goal <= 5%%)\n",
-	       argv[2], n, load / n, (s1 - s0) / n,
+	printf("module load: %s: %d loads: finit_module %llu ns each, ", argv[2], n,
+	       load / n);
+	printf("of which SFrame registration %llu ns (%.1f%%) (goal <= 5%%)\n",
+	       (s1 - s0) / n,
 	       load ? 100.0 * (s1 - s0) / load : 0.0);
 	return 0;
 }
