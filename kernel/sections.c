@@ -179,7 +179,7 @@ static int __init sframe_annot_start_of(const void *ctx, u32 i, u64 *start)
  */
 static void __init sframe_annot_blocks_init(struct sframe_annot_table *t)
 {
-	unsigned long lo = ULONG_MAX, hi = 0, start, nblocks;
+	unsigned long lo = ULONG_MAX, hi = 0, start, nblocks, nindex;
 	size_t i;
 
 	if (!t->count || t->count > U32_MAX)
@@ -192,8 +192,9 @@ static void __init sframe_annot_blocks_init(struct sframe_annot_table *t)
 	if (lo >= hi)
 		return;
 	nblocks = ((hi - lo - 1) >> SFRAME_ANNOT_BLOCK_SHIFT) + 1;
+	nindex = ((hi - lo - 1) >> SFRAME_ANNOT_INDEX_SHIFT) + 1;
 	t->covered = bitmap_zalloc(nblocks, GFP_KERNEL);
-	t->first = kvmalloc_array(nblocks + 1, sizeof(*t->first), GFP_KERNEL);
+	t->first = kvmalloc_array(nindex + 1, sizeof(*t->first), GFP_KERNEL);
 	if (!t->first || !t->covered) {
 		kvfree(t->first);
 		bitmap_free(t->covered);
@@ -210,11 +211,12 @@ static void __init sframe_annot_blocks_init(struct sframe_annot_table *t)
 				   (start >> SFRAME_ANNOT_BLOCK_SHIFT) + 1);
 	}
 	/* Sorted by start: one pass, for every block boundary. */
-	sframe_block_fill(t->first, nblocks, SFRAME_ANNOT_BLOCK_SHIFT, lo,
+	sframe_block_fill(t->first, nindex, SFRAME_ANNOT_INDEX_SHIFT, lo,
 			  t->count, sframe_annot_start_of, t);
 	t->lo = lo;
 	t->hi = hi;
 	t->nblocks = nblocks;
+	t->nindex = nindex;
 }
 
 static LIST_HEAD(sframe_modules);
@@ -242,6 +244,8 @@ int sframe_table_init(struct sframe_section *sec, u32 **index,
 		      const void *data, size_t size, unsigned long addr,
 		      bool module, bool validate)
 {
+	unsigned int shift = module ? SFRAME_KERNEL_INDEX_SHIFT :
+				      SFRAME_VMLINUX_INDEX_SHIFT;
 	u32 nwords;
 	int err;
 
@@ -255,7 +259,7 @@ int sframe_table_init(struct sframe_section *sec, u32 **index,
 		if (err)
 			return err;
 	}
-	err = sframe_index_size(sec, SFRAME_KERNEL_INDEX_SHIFT, &nwords);
+	err = sframe_index_size(sec, shift, &nwords);
 	if (err)
 		return err;
 	/*
@@ -268,7 +272,7 @@ int sframe_table_init(struct sframe_section *sec, u32 **index,
 	*index = kvmalloc_array(nwords, sizeof(u32), GFP_KERNEL);
 	if (!*index)
 		return -SFRAME_E_INDEX;
-	err = sframe_index_build(sec, SFRAME_KERNEL_INDEX_SHIFT, *index, nwords);
+	err = sframe_index_build(sec, shift, *index, nwords);
 	if (err) {
 		kvfree(*index);
 		*index = NULL;
@@ -283,35 +287,34 @@ EXPORT_SYMBOL_GPL(sframe_table_init);
  * init, a module's .sframe lives as long as the module, so nothing can
  * change it afterwards), and lookups read that table without decoding or
  * bounds checks.  The block size grows from 256 bytes until the block
- * table has at most one entry per two rows: vmlinux's init text lies far
- * above its text.  With @max_blocks, a table of more blocks is not made,
- * nor one of blocks above 64 KiB; without, blocks may grow to 16 MiB (a
- * binary search in a block finds the row all the same).
+ * table has at most one entry per two rows (vmlinux's init text lies far
+ * above its text), or to 64 KiB (%SFRAME_ROWS_MAX_SHIFT).  With
+ * @max_blocks, a table of more blocks is not made.  *@cap: the rows the
+ * memory has room for.
  */
-static int sframe_rows_alloc(const struct sframe_section *sec,
+static int sframe_rows_alloc(const struct sframe_section *sec, u64 limit,
 			     struct sframe_rows *rows, u32 max_blocks,
-			     unsigned int *shift, u16 **hash)
+			     unsigned int *shift, u16 **hash, u32 *cap)
 {
-	u32 nrows, nblocks;
+	u32 nrows, nblocks, nrules, nslots;
 	void *mem;
 
 	memset(rows, 0, sizeof(*rows));
 	*hash = NULL;
 	for (*shift = SFRAME_KERNEL_INDEX_SHIFT; ; ++*shift) {
-		if (sframe_rows_size(sec, *shift, &nrows, &nblocks) ||
-		    *shift >= (max_blocks ? 16 : 24))
+		if (sframe_rows_size(sec, *shift, limit, &nrows, &nblocks))
 			return -SFRAME_E_INDEX;
-		if (nblocks <= nrows / 2 + 64)
+		if (nblocks <= nrows / 2 + 64 || *shift == SFRAME_ROWS_MAX_SHIFT)
 			break;
 	}
 	if (max_blocks && nblocks > max_blocks)
 		return -SFRAME_E_INDEX;
 	mem = kvmalloc((size_t)(nblocks + 1) * sizeof(u32) +
-		       (size_t)nrows * (sizeof(u32) + sizeof(u16)), GFP_KERNEL);
-	rows->rules = kvmalloc_array(SFRAME_ROWS_MAX_RULES,
-				     sizeof(*rows->rules), GFP_KERNEL);
-	*hash = kmalloc_array(SFRAME_ROWS_HASH_SLOTS, sizeof(**hash),
-			      GFP_KERNEL);
+		       (size_t)nrows * (sizeof(u16) + sizeof(u16)), GFP_KERNEL);
+	/* Scratch in proportion to the section: a module's objects are small. */
+	sframe_rows_scratch(sec, &nrules, &nslots);
+	rows->rules = kvmalloc_array(nrules, sizeof(*rows->rules), GFP_KERNEL);
+	*hash = kmalloc_array(nslots, sizeof(**hash), GFP_KERNEL);
 	if (!mem || !rows->rules || !*hash) {
 		kvfree(mem);
 		kvfree(rows->rules);
@@ -321,20 +324,57 @@ static int sframe_rows_alloc(const struct sframe_section *sec,
 		return -SFRAME_E_INDEX;
 	}
 	rows->block = mem;
-	rows->start = rows->block + nblocks + 1;
-	rows->id = (u16 *)(rows->start + nrows);
+	rows->start = (u16 *)(rows->block + nblocks + 1);
+	rows->id = rows->start + nrows;
+	*cap = nrows;
 	return 0;
+}
+
+/* The memory of the block index, starts and ids of @nrows rows */
+static size_t sframe_rows_mem(const struct sframe_rows *rows, u32 nrows)
+{
+	return (size_t)(rows->nblocks + 1) * sizeof(*rows->block) +
+	       (size_t)nrows * (sizeof(*rows->start) + sizeof(*rows->id));
+}
+
+/*
+ * The memory was sized for @cap rows, at most one per FRE and two per
+ * function, but rows with the rule of the row before are not kept: move
+ * the rows into memory of their size when that saves a page or more (if
+ * there is no memory, they stay).
+ */
+static u32 sframe_rows_shrink(struct sframe_rows *rows, u32 cap)
+{
+	void *mem;
+
+	if (sframe_rows_mem(rows, cap) - sframe_rows_mem(rows, rows->nrows) <
+	    PAGE_SIZE)
+		return cap;
+	mem = kvmalloc(sframe_rows_mem(rows, rows->nrows), GFP_KERNEL);
+	if (!mem)
+		return cap;
+	memcpy(mem, rows->block, (rows->nblocks + 1) * sizeof(*rows->block));
+	memcpy(mem + (rows->nblocks + 1) * sizeof(*rows->block), rows->start,
+	       rows->nrows * sizeof(*rows->start));
+	memcpy(mem + (rows->nblocks + 1) * sizeof(*rows->block) +
+	       rows->nrows * sizeof(*rows->start), rows->id,
+	       rows->nrows * sizeof(*rows->id));
+	kvfree(rows->block);
+	rows->block = mem;
+	rows->start = (u16 *)(rows->block + rows->nblocks + 1);
+	rows->id = rows->start + rows->nrows;
+	return rows->nrows;
 }
 
 /*
  * After sframe_rows_build() or sframe_validate_rows() returned @err: keep
- * only the rules in use, or free everything on failure.  Return: the
- * bytes the rows use, 0 without rows.
+ * only the rules and the memory in use, or free everything on failure.
+ * Return: the bytes the rows take, 0 without rows.
  */
-static size_t sframe_rows_done(struct sframe_rows *rows, u16 *hash, int err)
+static size_t sframe_rows_done(struct sframe_rows *rows, u16 *hash, u32 cap,
+			       int err)
 {
 	struct sframe_rows_rule *rules = rows->rules;
-	size_t bytes;
 
 	kfree(hash);
 	if (!err) {
@@ -342,10 +382,9 @@ static size_t sframe_rows_done(struct sframe_rows *rows, u16 *hash, int err)
 				      GFP_KERNEL);
 		if (rows->rules || !rows->nrules) {
 			kvfree(rules);
-			bytes = (size_t)(rows->nblocks + 1) * sizeof(u32) +
-				(size_t)rows->nrows * (sizeof(u32) + sizeof(u16)) +
-				rows->nrules * sizeof(*rules);
-			return bytes;
+			cap = sframe_rows_shrink(rows, cap);
+			return sframe_rows_mem(rows, cap) +
+			       rows->nrules * sizeof(*rules);
 		}
 	}
 	kvfree(rules);
@@ -354,47 +393,58 @@ static size_t sframe_rows_done(struct sframe_rows *rows, u16 *hash, int err)
 	return 0;
 }
 
-/* Rows of a validated (and indexed or sorted) section; 0 bytes: none. */
-static size_t sframe_rows_init(const struct sframe_section *sec,
+/*
+ * Rows of a validated (and indexed or sorted) section, for the functions
+ * below @limit; 0 bytes: none.
+ */
+static size_t sframe_rows_init(const struct sframe_section *sec, u64 limit,
 			       struct sframe_rows *rows, u32 max_blocks)
 {
 	unsigned int shift;
 	u16 *hash;
+	u32 cap;
 
-	if (sframe_rows_alloc(sec, rows, max_blocks, &shift, &hash))
+	if (sframe_rows_alloc(sec, limit, rows, max_blocks, &shift, &hash,
+			      &cap))
 		return 0;
-	return sframe_rows_done(rows, hash,
-				sframe_rows_build(sec, shift, rows, hash));
+	return sframe_rows_done(rows, hash, cap,
+				sframe_rows_build(sec, shift, limit, rows,
+						  hash));
 }
 
 /*
- * Rows of a section that was opened and indexed but not validated yet:
- * sframe_validate_rows(), one pass for both (sizing the rows reads only
- * what an opened section keeps in bounds; the builder checks its room).  Return: the bytes the rows
- * use (0 without rows); *@err: 0 if the section is valid (with or without
- * rows), else why it is not.
+ * Rows of a section that was opened, and indexed or sorted, but not
+ * validated yet: sframe_validate_rows(), one pass for both (sizing the
+ * rows reads only what an opened section keeps in bounds; the builder
+ * checks its room).  A section neither sorted nor indexed is only
+ * validated.  Return: the bytes the rows use (0 without rows); *@err: 0
+ * if the section is valid (with or without rows), else why it is not.
  */
 static size_t sframe_rows_init_validate(const struct sframe_section *sec,
-					struct sframe_rows *rows, int *err)
+					u64 limit, struct sframe_rows *rows,
+					u32 max_blocks, int *err)
 {
 	unsigned int shift;
 	u16 *hash;
+	u32 cap;
 	int ret;
 
-	if (sframe_rows_alloc(sec, rows, 0, &shift, &hash)) {
+	if ((!(sec->flags & SFRAME_F_FDE_SORTED) && !sec->order) ||
+	    sframe_rows_alloc(sec, limit, rows, max_blocks, &shift, &hash,
+			      &cap)) {
 		*err = sframe_validate(sec, NULL, NULL);
 		return 0;
 	}
-	ret = sframe_validate_rows(sec, shift, rows, hash);
+	ret = sframe_validate_rows(sec, shift, limit, rows, hash);
 	/* sframe_rows_build()'s errors leave a valid section without rows. */
 	*err = ret ? sframe_validate(sec, NULL, NULL) : 0;
-	return sframe_rows_done(rows, hash, ret);
+	return sframe_rows_done(rows, hash, cap, ret);
 }
 
 static void sframe_rows_free(struct sframe_rows *rows)
 {
 	kvfree(rows->block);
-	kfree(rows->rules);
+	kvfree(rows->rules);
 	memset(rows, 0, sizeof(*rows));
 }
 
@@ -412,6 +462,15 @@ static bool sframe_within_vmlinux(unsigned long addr, void *arg)
 {
 	return __is_kernel_text(addr) || is_kernel_inittext(addr) ||
 	       __is_kernel(addr);
+}
+
+/* What the annotation table's block index takes */
+static size_t sframe_annot_index_bytes(const struct sframe_annot_table *t)
+{
+	if (!t->first)
+		return 0;
+	return (t->nindex + 1) * sizeof(*t->first) +
+	       BITS_TO_LONGS(t->nblocks) * sizeof(long);
 }
 
 static void __init sframe_vmlinux_annot_init(void)
@@ -432,9 +491,8 @@ static void __init sframe_vmlinux_annot_init(void)
 		const struct sframe_annot_table *t = &sframe_vmlinux_annot;
 		unsigned long nblocks = t->nblocks;
 
-		pr_info("vmlinux: %d annotations (%zu slots), block index %lu bytes, %u of %lu blocks covered\n",
-			used, n, (nblocks + 1) * sizeof(*t->first) +
-			BITS_TO_LONGS(nblocks) * sizeof(long),
+		pr_info("vmlinux: %d annotations (%zu slots), block index %zu bytes, %u of %lu blocks covered\n",
+			used, n, sframe_annot_index_bytes(t),
 			bitmap_weight(t->covered, nblocks), nblocks);
 	} else {
 		pr_info("vmlinux: %d annotations (%zu slots), no block index\n",
@@ -459,19 +517,24 @@ static void __init sframe_vmlinux_annot_init(void)
  * vmlinux's rows are built off the boot path, by a worker on another CPU
  * while the boot goes on (about as long as validation again), then
  * published: until then lookups decode the indexed section, afterwards
- * they read the rows.  Either answer is the same.
+ * they read the rows.  Either answer is the same.  The rows describe the
+ * text, not the init text: freed at the end of the boot, it would keep
+ * its rows, and the block index would span the data between the two.
+ * The boot's lookups in the init text decode the section.
  */
 static void sframe_vmlinux_rows_fn(struct work_struct *work)
 {
+	const u64 limit = (unsigned long)_etext;
 	u64 t0 = local_clock();
 	size_t bytes;
 	int err = 0;
 
 	if (SFRAME_VMLINUX_CHECKED_BY_BUILD)
-		bytes = sframe_rows_init_validate(&sframe_vmlinux,
-						  &sframe_vmlinux_rows_mem, &err);
+		bytes = sframe_rows_init_validate(&sframe_vmlinux, limit,
+						  &sframe_vmlinux_rows_mem, 0,
+						  &err);
 	else
-		bytes = sframe_rows_init(&sframe_vmlinux,
+		bytes = sframe_rows_init(&sframe_vmlinux, limit,
 					 &sframe_vmlinux_rows_mem, 0);
 	if (err) {
 		/*
@@ -927,7 +990,7 @@ static int sframe_module_bounded(struct sframe_part *p)
 			return -SFRAME_E_COST;
 		if (!p->rows.nrows && again) {
 			again = false;
-			sframe_rows_init(&p->sec, &p->rows, 0);
+			sframe_rows_init(&p->sec, SFRAME_ROWS_ALL, &p->rows, 0);
 		}
 		if (!p->rows.nrows || p->rows.nrules >= SFRAME_ROWS_MAX_RULES)
 			return -SFRAME_E_COST;
@@ -935,7 +998,12 @@ static int sframe_module_bounded(struct sframe_part *p)
 	return 0;
 }
 
-/* Open, validate, index and check every part of @t from .sframe @s. */
+/*
+ * Open, index, validate and check every part of @t from .sframe @s.  The
+ * index comes first (opened, a section keeps every read in bounds): its
+ * order lets one pass validate a part and build its rows, where the part's
+ * text is compact (see the index).
+ */
 static int sframe_module_parts_init(struct module *mod,
 				    struct sframe_module_table *t,
 				    const Elf_Shdr *s)
@@ -951,14 +1019,17 @@ static int sframe_module_parts_init(struct module *mod,
 		if (!err)
 			err = sframe_table_init(&p->sec, &p->index, data + off,
 						next - off, s->sh_addr + off,
-						true, true);
+						true, false);
 		/* Without index memory the section is still valid, only slower. */
 		if (!err || err == -SFRAME_E_INDEX)
 			err = sframe_module_check_starts(mod, p);
+		if (!err)
+			sframe_rows_init_validate(&p->sec, SFRAME_ROWS_ALL,
+						  &p->rows,
+						  64 + 8 * p->sec.num_fdes,
+						  &err);
 		if (err)
 			return err;
-		/* Rows too, where the part's text is compact (see the index). */
-		sframe_rows_init(&p->sec, &p->rows, 64 + 8 * p->sec.num_fdes);
 		err = sframe_module_bounded(p);
 		if (err)
 			return err;

@@ -298,6 +298,10 @@ static inline void sframe_rule_set_recovery(struct sframe_rule *rule,
 #define SFRAME_ROWS_CORE	0xfffe	/* ask sframe_find() (PCMASK FDEs...) */
 /* Most distinct rules a rows table holds (more: SFRAME_ROWS_CORE rows) */
 #define SFRAME_ROWS_MAX_RULES	2048
+/* A rows table's limit when it has rows for every function */
+#define SFRAME_ROWS_ALL		(~0ULL)
+/* Largest block of a rows table: a row keeps its start in a block in 16 bits */
+#define SFRAME_ROWS_MAX_SHIFT	16
 /* Slots of the builder's scratch hash table (u16 each) */
 #define SFRAME_ROWS_HASH_SLOTS	4096
 
@@ -305,12 +309,21 @@ static inline void sframe_rule_set_recovery(struct sframe_rule *rule,
  * struct sframe_rows - a validated section decoded into a flat table
  * @sec: the section (for %SFRAME_ROWS_CORE rows)
  * @base: address of the first row
- * @end: end of the last function
+ * @end: end of the last function, at most @limit
+ * @limit: rows describe the functions that start below it, up to it; a
+ *         lookup at or above it is the core's: sframe_rows_rule_of() says
+ *         so (%SFRAME_ROWS_ALL: none is)
  * @shift: log2 of the block size of @block
  * @nrows: entries of @start and @id
  * @nrules: entries of @rules in use
  * @nblocks: blocks in @block (it has @nblocks + 1 entries)
- * @start: row start addresses minus @base, strictly ascending
+ * @start: per row, its start address minus @base, minus 1, within its
+ *         block (the low @shift bits): rows start in ascending order, and
+ *         the rows the block index gives for a block (sframe_block_bounds())
+ *         start above its beginning and at or below its end, so this key
+ *         orders them as their starts, and an address of the block lies
+ *         at or above a row's start if its own offset within the block is
+ *         above the row's key
  * @id: each row's rule number, %SFRAME_ROWS_GAP or %SFRAME_ROWS_CORE
  * @rules: the distinct rules
  * @block: block index of @start (sframe_block_bounds()), @nblocks + 1
@@ -318,16 +331,16 @@ static inline void sframe_rule_set_recovery(struct sframe_rule *rule,
  *
  * Built once by sframe_rows_build() from a section that passed
  * sframe_validate() and cannot change afterwards (vmlinux, a module):
- * a lookup is then one block read and a short binary search over 4-byte
+ * a lookup is then one block read and a short binary search over 2-byte
  * keys, with no decoding and no bounds checks on the section (the rows
  * are our own memory).  Rows answer the recovery fields of a rule only;
  * sframe_find() answers the function fields too.
  */
 struct sframe_rows {
 	const struct sframe_section *sec;
-	u64 base, end;
+	u64 base, end, limit;
 	u32 shift, nrows, nrules, nblocks;
-	u32 *start;
+	u16 *start;
 	u16 *id;
 	struct sframe_rows_rule *rules;
 	u32 *block;
@@ -370,15 +383,17 @@ int sframe_fre_rule(const struct sframe_section *sec,
 int sframe_find(const struct sframe_section *sec, u64 pc,
 		struct sframe_rule *rule);
 int sframe_rows_size(const struct sframe_section *sec, unsigned int shift,
-		     u32 *nrows, u32 *nblocks);
+		     u64 limit, u32 *nrows, u32 *nblocks);
+void sframe_rows_scratch(const struct sframe_section *sec, u32 *nrules,
+			 u32 *nslots);
 int sframe_rows_build(const struct sframe_section *sec, unsigned int shift,
-		      struct sframe_rows *rows, u16 *hash);
+		      u64 limit, struct sframe_rows *rows, u16 *hash);
 const struct sframe_rows_rule *sframe_rows_rule_of(const struct sframe_rows *rows,
 						   u64 pc, int *err);
 int sframe_rows_find(const struct sframe_rows *rows, u64 pc,
 		     struct sframe_rule *rule);
 int sframe_validate_rows(const struct sframe_section *sec, unsigned int shift,
-			 struct sframe_rows *rows, u16 *hash);
+			 u64 limit, struct sframe_rows *rows, u16 *hash);
 const char *sframe_errname(int err);
 const char *sframe_strerror(int err);
 

@@ -7,31 +7,68 @@
  */
 #include "internal.h"
 
+/*
+ * The text [*@lo, *@hi) of the functions that start below @limit, with
+ * their number and that of their FREs.
+ */
+static int sframe_rows_range(const struct sframe_section *sec, u64 limit,
+			     u64 *lo, u64 *hi, u64 *nfdes, u64 *nfres)
+{
+	struct sframe_fde fde;
+	u32 i;
+	int err;
+
+	*lo = ~0ULL;
+	*hi = 0;
+	*nfdes = 0;
+	*nfres = 0;
+	for (i = 0; i < sec->num_fdes; i++) {
+		err = sframe_get_fde(sec, i, &fde);
+		if (err)
+			return err;
+		if (fde.start >= limit)
+			continue;
+		if (fde.start + fde.size < fde.start)
+			return -SFRAME_E_FUNC_RANGE;
+		if (fde.start < *lo)
+			*lo = fde.start;
+		if (fde.start + fde.size > *hi)
+			*hi = fde.start + fde.size;
+		++*nfdes;
+		*nfres += fde.num_fres;
+	}
+	return 0;
+}
+
 /**
  * sframe_rows_size() - memory a rows table needs
  * @sec: opened, validated section
- * @shift: log2 of the block size (8: 256-byte blocks, as ORC's lookup)
+ * @shift: log2 of the block size (8: 256-byte blocks, as ORC's lookup),
+ *         at most %SFRAME_ROWS_MAX_SHIFT (a row's start is kept in 16 bits)
+ * @limit: rows for the functions that start below this address only
+ *         (%SFRAME_ROWS_ALL: every function)
  * @nrows: result: at most this many rows (entries of start[] and id[])
  * @nblocks: result: blocks (block[] needs @nblocks + 1 entries)
  *
- * The rules array needs %SFRAME_ROWS_MAX_RULES entries while it is built;
- * sframe_rows_build() says how many it used.
+ * The rules array and the hash scratch a build needs while it runs are
+ * given by sframe_rows_scratch(); sframe_rows_build() says how many rules
+ * it used.
  *
  * Return: 0, or a negative SFRAME_E_* code.
  */
 int sframe_rows_size(const struct sframe_section *sec, unsigned int shift,
-		     u32 *nrows, u32 *nblocks)
+		     u64 limit, u32 *nrows, u32 *nblocks)
 {
-	u64 lo, hi, n, nb;
+	u64 lo, hi, n, nb, nfdes, nfres;
 	int err;
 
-	if (shift > 24)
+	if (shift > SFRAME_ROWS_MAX_SHIFT)
 		return -SFRAME_E_INVAL;
-	err = sframe_text_range(sec, &lo, &hi);
+	err = sframe_rows_range(sec, limit, &lo, &hi, &nfdes, &nfres);
 	if (err)
 		return err;
 	/* A row per FRE, one per function start and one after each end. */
-	n = (u64)sec->num_fres + 2ULL * sec->num_fdes + 1;
+	n = nfres + 2 * nfdes + 1;
 	nb = sframe_index_blocks(lo, hi, shift);
 	if (n > 0xffffffffULL || nb >= 0xffffffffULL || hi - lo > 0xffffffffULL)
 		return -SFRAME_E_INDEX;
@@ -40,6 +77,32 @@ int sframe_rows_size(const struct sframe_section *sec, unsigned int shift,
 	return 0;
 }
 EXPORT_SYMBOL_GPL(sframe_rows_size);
+
+/**
+ * sframe_rows_scratch() - the rules and hash memory a rows build needs
+ * @sec: opened section
+ * @nrules: result: entries of the rules array while the rows are built
+ * @nslots: result: entries of the hash scratch (a power of two)
+ *
+ * One distinct rule at most per FRE, and at most %SFRAME_ROWS_MAX_RULES
+ * (%SFRAME_ROWS_HASH_SLOTS slots): a small section, as a module's objects
+ * are, needs little.  A build uses as much as this returns for @sec;
+ * more memory is not used.
+ */
+void sframe_rows_scratch(const struct sframe_section *sec, u32 *nrules,
+			 u32 *nslots)
+{
+	u32 n = sec->num_fres < SFRAME_ROWS_MAX_RULES ? sec->num_fres :
+						       SFRAME_ROWS_MAX_RULES;
+	u32 slots = 16;
+
+	/* The hash at most half full: short probes. */
+	while (slots < 2 * n)
+		slots <<= 1;
+	*nrules = n ? n : 1;
+	*nslots = slots;
+}
+EXPORT_SYMBOL_GPL(sframe_rows_scratch);
 
 /* Rows rules compare and hash as words: struct sframe_loc is 8 bytes. */
 static __always_inline u64 sframe_rows_word(const void *p)
@@ -70,20 +133,39 @@ static __always_inline u32 sframe_rows_hash(const struct sframe_rows_rule *r)
 	return h >> 32 ^ h;
 }
 
+/*
+ * A rows table being built, function by function in address order: by
+ * sframe_rows_build(), or by sframe_validate_rows() while it validates.
+ * The first error sticks in @err.
+ */
+struct sframe_rows_builder {
+	struct sframe_rows *rows;
+	u16 *hash;
+	u32 nslots;	/* of @hash (sframe_rows_scratch()) */
+	u32 max_rules;	/* of @rows->rules (sframe_rows_scratch()) */
+	u32 cap;
+	u32 nextb;	/* the first block whose index entry is not set yet */
+	u64 last;	/* start of the last row, from the rows' base */
+	u64 end;	/* end of the previous function, 0 before the first */
+	bool skip;	/* the function lies at or above the rows' limit */
+	int err;
+};
+
 /* The number of rule @rule (added if new), or SFRAME_ROWS_CORE. */
-static u16 sframe_rows_intern(struct sframe_rows *rows, u16 *hash,
+static u16 sframe_rows_intern(struct sframe_rows_builder *bld,
 			      const struct sframe_rule *rule)
 {
+	struct sframe_rows *rows = bld->rows;
 	struct sframe_rows_rule r;
 	u32 h, i;
 
 	sframe_rule_recovery(&r, rule);
 	h = sframe_rows_hash(&r);
-	for (i = 0; i < SFRAME_ROWS_HASH_SLOTS; i++) {
-		u16 *slot = &hash[(h + i) & (SFRAME_ROWS_HASH_SLOTS - 1)];
+	for (i = 0; i < bld->nslots; i++) {
+		u16 *slot = &bld->hash[(h + i) & (bld->nslots - 1)];
 
 		if (*slot == SFRAME_ROWS_GAP) {
-			if (rows->nrules >= SFRAME_ROWS_MAX_RULES)
+			if (rows->nrules >= bld->max_rules)
 				return SFRAME_ROWS_CORE;
 			rows->rules[rows->nrules] = r;
 			*slot = rows->nrules;
@@ -96,49 +178,65 @@ static u16 sframe_rows_intern(struct sframe_rows *rows, u16 *hash,
 }
 
 /*
- * A rows table being built, function by function in address order: by
- * sframe_rows_build(), or by sframe_validate_rows() while it validates.
- * The first error sticks in @err.
+ * Set the block index entries of the blocks that begin below @off, the
+ * start of the row about to be added: every row so far starts at or below
+ * their beginning (a row above it would have set them already).
  */
-struct sframe_rows_builder {
-	struct sframe_rows *rows;
-	u16 *hash;
-	u32 cap;
-	u64 end;	/* end of the previous function, 0 before the first */
-	int err;
-};
+static void sframe_rows_fill(struct sframe_rows_builder *bld, u64 off)
+{
+	struct sframe_rows *rows = bld->rows;
 
-/* Append a row; a row at the address of the last one replaces it. */
+	while (bld->nextb <= rows->nblocks &&
+	       ((u64)bld->nextb << rows->shift) < off)
+		rows->block[bld->nextb++] = rows->nrows;
+}
+
+/*
+ * Append a row; a row at the address of the last one replaces it.  Rows
+ * come in address order, so the block index is set as they come, and a
+ * row keeps only its start within its block (see struct sframe_rows).
+ */
 static void sframe_rows_add(struct sframe_rows_builder *bld, u64 addr, u16 id)
 {
 	struct sframe_rows *rows = bld->rows;
-	u32 off = addr - rows->base;
+	u64 off = addr - rows->base;
+	bool again = false;
 
 	if (bld->err)
 		return;
-	if (rows->nrows && rows->start[rows->nrows - 1] >= off) {
-		if (rows->start[rows->nrows - 1] > off) {
+	if (rows->nrows && bld->last >= off) {
+		if (bld->last > off) {
 			bld->err = -SFRAME_E_INDEX;	/* overlapping functions */
 			return;
 		}
 		rows->nrows--;
+		again = true;
 	}
-	/* The same rule again: the row before covers this one. */
-	if (rows->nrows && rows->id[rows->nrows - 1] == id &&
+	/*
+	 * The same rule again: the row before covers this one (not after a
+	 * replaced row: @bld->last is the replaced row's start).
+	 */
+	if (!again && rows->nrows && rows->id[rows->nrows - 1] == id &&
 	    id != SFRAME_ROWS_CORE)
 		return;
 	if (rows->nrows >= bld->cap) {
 		bld->err = -SFRAME_E_INDEX;
 		return;
 	}
-	rows->start[rows->nrows] = off;
+	sframe_rows_fill(bld, off);
+	rows->start[rows->nrows] = (off - 1) & ((1ULL << rows->shift) - 1);
 	rows->id[rows->nrows++] = id;
+	bld->last = off;
 }
 
 /* A function begins: a gap row before it, or the core for all of it. */
 void sframe_rows_begin(struct sframe_rows_builder *bld,
 		       const struct sframe_fde *fde)
 {
+	/* At or above the limit: the core's (sframe_rows_rule_of()). */
+	bld->skip = fde->start >= bld->rows->limit;
+	if (bld->skip)
+		return;
 	/*
 	 * Overlapping functions, an empty one inside another included, have
 	 * no single answer (sframe_find() may give either): no rows.
@@ -160,66 +258,62 @@ void sframe_rows_fre(struct sframe_rows_builder *bld,
 		     const struct sframe_fre *fre,
 		     const struct sframe_rule *rule)
 {
-	if (!fde->size || sframe_fde_pcmask(fde) || fre->start >= fde->size)
+	if (bld->skip || !fde->size || sframe_fde_pcmask(fde) ||
+	    fre->start >= fde->size)
 		return;
 	/* Before the first row: the core's answer (no row). */
 	if (j == 0 && fre->start)
 		sframe_rows_add(bld, fde->start, SFRAME_ROWS_CORE);
 	sframe_rows_add(bld, fde->start + fre->start,
-			rule ? sframe_rows_intern(bld->rows, bld->hash, rule) :
+			rule ? sframe_rows_intern(bld, rule) :
 			       SFRAME_ROWS_CORE);
 }
 
 static int sframe_rows_start(struct sframe_rows_builder *bld,
 			     const struct sframe_section *sec,
-			     unsigned int shift, struct sframe_rows *rows,
-			     u16 *hash)
+			     unsigned int shift, u64 limit,
+			     struct sframe_rows *rows, u16 *hash)
 {
+	u64 lo, hi, nfdes, nfres;
 	u32 nblocks, i;
-	u64 lo, hi;
 	int err;
 
-	err = sframe_rows_size(sec, shift, &bld->cap, &nblocks);
+	err = sframe_rows_size(sec, shift, limit, &bld->cap, &nblocks);
 	if (!err)
-		err = sframe_text_range(sec, &lo, &hi);
+		err = sframe_rows_range(sec, limit, &lo, &hi, &nfdes, &nfres);
 	if (err)
 		return err;
+	sframe_rows_scratch(sec, &bld->max_rules, &bld->nslots);
 	bld->rows = rows;
 	bld->hash = hash;
+	bld->nextb = 0;
+	bld->last = 0;
 	bld->end = 0;
+	bld->skip = false;
 	bld->err = 0;
 	rows->sec = sec;
 	rows->base = lo;
-	rows->end = hi;
+	/* A function across the limit: its part above is the core's too. */
+	rows->end = hi < limit ? hi : limit;
+	rows->limit = limit;
 	rows->shift = shift;
 	rows->nrows = 0;
 	rows->nrules = 0;
 	rows->nblocks = nblocks;
-	for (i = 0; i < SFRAME_ROWS_HASH_SLOTS; i++)
+	for (i = 0; i < bld->nslots; i++)
 		hash[i] = SFRAME_ROWS_GAP;
 	return 0;
 }
 
-/* The start of row @i, from the rows' base (a sframe_start_fn). */
-static int sframe_rows_start_of(const void *ctx, u32 i, u64 *start)
-{
-	const struct sframe_rows *rows = ctx;
-
-	*start = rows->start[i];
-	return 0;
-}
-
-/* After the last function: its end, and the block index. */
+/* After the last function: its end, and the rest of the block index. */
 static int sframe_rows_finish(struct sframe_rows_builder *bld)
 {
-	struct sframe_rows *rows = bld->rows;
-
 	if (bld->end)
 		sframe_rows_add(bld, bld->end, SFRAME_ROWS_GAP);
 	if (bld->err)
 		return bld->err;
-	return sframe_block_fill(rows->block, rows->nblocks, rows->shift, 0,
-				 rows->nrows, sframe_rows_start_of, rows);
+	sframe_rows_fill(bld, ~0ULL);
+	return 0;
 }
 
 /**
@@ -227,9 +321,10 @@ static int sframe_rows_finish(struct sframe_rows_builder *bld)
  * @sec: opened section that passed sframe_validate(), indexed or with
  *       %SFRAME_F_FDE_SORTED, and that will not change
  * @shift: block size, as given to sframe_rows_size()
+ * @limit: as given to sframe_rows_size()
  * @rows: @rows->start, id and block sized by sframe_rows_size(), rules
- *        with %SFRAME_ROWS_MAX_RULES entries; the rest is filled in
- * @hash: scratch, %SFRAME_ROWS_HASH_SLOTS entries (free it afterwards)
+ *        as sframe_rows_scratch() gives; the rest is filled in
+ * @hash: scratch, as sframe_rows_scratch() gives (free it afterwards)
  *
  * Every rule is decoded by sframe_fre_rule(), the decoder sframe_find()
  * uses: rows are a cache of its answers, not a second decoder.  Rows the
@@ -243,7 +338,7 @@ static int sframe_rows_finish(struct sframe_rows_builder *bld)
  * overlap, or the memory is too small).
  */
 int sframe_rows_build(const struct sframe_section *sec, unsigned int shift,
-		      struct sframe_rows *rows, u16 *hash)
+		      u64 limit, struct sframe_rows *rows, u16 *hash)
 {
 	struct sframe_rows_builder bld;
 	struct sframe_rule rule;
@@ -254,7 +349,7 @@ int sframe_rows_build(const struct sframe_section *sec, unsigned int shift,
 
 	if (!(sec->flags & SFRAME_F_FDE_SORTED) && !sec->order)
 		return -SFRAME_E_INDEX;
-	err = sframe_rows_start(&bld, sec, shift, rows, hash);
+	err = sframe_rows_start(&bld, sec, shift, limit, rows, hash);
 	if (err)
 		return err;
 	for (i = 0; i < sec->num_fdes && !bld.err; i++) {
@@ -289,31 +384,41 @@ EXPORT_SYMBOL_GPL(sframe_rows_build);
 const struct sframe_rows_rule *sframe_rows_rule_of(const struct sframe_rows *rows,
 						   u64 pc, int *err)
 {
-	u32 off, lo, hi, n, half;
+	u32 off, key, first, lo, hi, n, half;
 	u16 id;
 
 	*err = -SFRAME_E_NO_FDE;
-	if (pc < rows->base || pc >= rows->end || !rows->nrows)
+	if (pc < rows->base || pc >= rows->end || !rows->nrows) {
+		/* At or above the rows' limit: ask the core. */
+		if (pc >= rows->limit)
+			*err = 1;
 		return NULL;
+	}
 	off = pc - rows->base;
 	if (!sframe_block_bounds(rows->block, rows->nblocks, rows->shift, off,
-				 &lo, &hi) || !hi)
+				 &first, &hi) || !hi)
 		return NULL;
-	/* Rows @lo - 1 to @hi - 1 (row 0 if none starts before the block). */
-	lo = lo ? lo - 1 : 0;
+	/*
+	 * Rows @first to @hi - 1 start in the block, above its beginning;
+	 * row @first - 1 covers the beginning.  A row in the block starts at
+	 * or below @off if its key is below @off's.
+	 */
+	key = off & ((1U << rows->shift) - 1);
+	lo = first ? first - 1 : 0;
 	n = hi - lo;
 	/*
 	 * The last row at or before @off: one of the @n rows from @lo.  Each
 	 * step keeps the rows from the middle one on if it starts at or
 	 * before @off, else at least those before it; no branch on the data.
+	 * It compares rows from @first on only.
 	 */
 	while (n > 1) {
 		half = n / 2;
-		lo = rows->start[lo + half] <= off ? lo + half : lo;
+		lo = rows->start[lo + half] < key ? lo + half : lo;
 		n -= half;
 	}
 	/* Below the first row: a function without size began the range. */
-	if (rows->start[lo] > off)
+	if (lo >= first && rows->start[lo] >= key)
 		return NULL;
 	id = rows->id[lo];
 	if (id == SFRAME_ROWS_GAP)
@@ -358,28 +463,31 @@ EXPORT_SYMBOL_GPL(sframe_rows_find);
  * sframe_validate_rows() - validate a section and decode it into rows
  * @sec: opened section
  * @shift: block size of the rows (see sframe_rows_size())
+ * @limit: as for sframe_rows_build()
  * @rows: as for sframe_rows_build()
  * @hash: as for sframe_rows_build()
  *
  * sframe_validate() and sframe_rows_build() in one pass over the section
- * when its FDEs are sorted (each FRE is read and decoded once); else one
- * after the other (the rows then need the section indexed).
+ * when its FDEs are sorted or it is indexed (each FRE is read and decoded
+ * once, in address order); else sframe_validate() alone, and the rows
+ * need the section indexed.
  *
  * Return: 0 if the section is valid and its rows built; the first
  * validation problem's code; or sframe_rows_build()'s error (the section
  * is valid then, only without rows).
  */
 int sframe_validate_rows(const struct sframe_section *sec, unsigned int shift,
-			 struct sframe_rows *rows, u16 *hash)
+			 u64 limit, struct sframe_rows *rows, u16 *hash)
 {
 	struct sframe_rows_builder bld;
 	int err;
 
-	if (!(sec->flags & SFRAME_F_FDE_SORTED)) {
+	if (!(sec->flags & SFRAME_F_FDE_SORTED) && !sec->order) {
 		err = sframe_validate(sec, NULL, NULL);
-		return err ? err : sframe_rows_build(sec, shift, rows, hash);
+		return err ? err : sframe_rows_build(sec, shift, limit, rows,
+						     hash);
 	}
-	err = sframe_rows_start(&bld, sec, shift, rows, hash);
+	err = sframe_rows_start(&bld, sec, shift, limit, rows, hash);
 	if (err)
 		return sframe_validate(sec, NULL, NULL) ?: err;
 	err = sframe_validate_build(sec, &bld);

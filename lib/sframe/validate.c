@@ -84,31 +84,41 @@ static int sframe_validate_all(const struct sframe_section *sec,
 	u64 fres = 0, bytes = 0, prev_start = 0;
 	bool unsorted = false, wraps = false;
 	struct sframe_fde fde;
-	u32 i;
+	u32 i, pos;
 	int err;
 
 	for (i = 0; i < sec->num_fdes; i++) {
-		err = sframe_get_fde(sec, i, &fde);
+		pos = i;
+#ifndef SFRAME_ACCESS_HEADER
+		/*
+		 * Rows are built in address order: an indexed section's FDEs
+		 * in the order of its index (what is checked does not depend
+		 * on the order; the sort order check has no index to follow).
+		 */
+		if (v.rows)
+			pos = sframe_pos(sec, i);
+#endif
+		err = sframe_get_fde(sec, pos, &fde);
 		if (err) {
-			sframe_problem(&v, err, i, SFRAME_NO_INDEX);
+			sframe_problem(&v, err, pos, SFRAME_NO_INDEX);
 			continue;
 		}
 		if (!i)
 			wraps = sframe_start_wraps(sec, &fde);
 		if ((fde.size && fde.start + fde.size - 1 < fde.start) ||
 		    sframe_start_wraps(sec, &fde) != wraps)
-			sframe_problem(&v, -SFRAME_E_FUNC_RANGE, i,
+			sframe_problem(&v, -SFRAME_E_FUNC_RANGE, pos,
 				       SFRAME_NO_INDEX);
 		if ((sec->flags & SFRAME_F_FDE_SORTED) && i &&
 		    fde.start < prev_start && !unsorted) {
-			sframe_problem(&v, -SFRAME_E_UNSORTED, i,
+			sframe_problem(&v, -SFRAME_E_UNSORTED, pos,
 				       SFRAME_NO_INDEX);
 			unsorted = true;
 		}
 		prev_start = fde.start;
 		if (sframe_fde_pcmask(&fde) && sec->version >= SFRAME_VERSION_2 &&
 		    !fde.rep_size)
-			sframe_problem(&v, -SFRAME_E_REP_SIZE, i,
+			sframe_problem(&v, -SFRAME_E_REP_SIZE, pos,
 				       SFRAME_NO_INDEX);
 		fres += fde.num_fres;
 #ifndef SFRAME_ACCESS_HEADER

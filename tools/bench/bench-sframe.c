@@ -295,7 +295,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	if (sframe_rows_size(&sec, BENCH_SHIFT, &nrows, &nblocks)) {
+	if (sframe_rows_size(&sec, BENCH_SHIFT, SFRAME_ROWS_ALL, &nrows, &nblocks)) {
 		fprintf(stderr, "bench-sframe: cannot size the rows\n");
 		return 1;
 	}
@@ -308,14 +308,14 @@ int main(int argc, char **argv)
 	sframe_validate(&sec, NULL, NULL);
 	t_validate = now() - t0;
 	t0 = now();
-	if (sframe_rows_build(&sec, BENCH_SHIFT, &rows, hash)) {
+	if (sframe_rows_build(&sec, BENCH_SHIFT, SFRAME_ROWS_ALL, &rows, hash)) {
 		fprintf(stderr, "bench-sframe: cannot build the rows\n");
 		return 1;
 	}
 	t_build = now() - t0;
 	t0 = now();
 	if ((sec.flags & SFRAME_F_FDE_SORTED) &&
-	    sframe_validate_rows(&sec, BENCH_SHIFT, &rows, hash)) {
+	    sframe_validate_rows(&sec, BENCH_SHIFT, SFRAME_ROWS_ALL, &rows, hash)) {
 		fprintf(stderr, "bench-sframe: cannot validate and build the rows\n");
 		return 1;
 	}
@@ -365,7 +365,8 @@ int main(int argc, char **argv)
 	printf("sframe core, decoded rows:  %10.0f lookups/s (%6.1f ns each), found %lu, ",
 	       n / t_rows, t_rows * 1e9 / n, rows_ok);
 	printf("rows %zu KiB (%u rows, %u rules; built in %.1f ms)\n",
-	       ((size_t)rows.nrows * 6 + (size_t)(rows.nblocks + 1) * 4 +
+	       ((size_t)rows.nrows * (sizeof(*rows.start) + sizeof(*rows.id)) +
+		(size_t)(rows.nblocks + 1) * sizeof(*rows.block) +
 		(size_t)rows.nrules * sizeof(*rows.rules)) / 1024,
 	       rows.nrows, rows.nrules, t_build * 1e3);
 	printf("section set-up: validate %.1f ms, build rows %.1f ms, ", t_validate * 1e3,

@@ -95,18 +95,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * section that passes must give the core's answers from its rows.
 	 */
 	{
-		static uint32_t start[1 << 15], block[1 << 15];
-		static uint16_t id[1 << 15], hash[SFRAME_ROWS_HASH_SLOTS];
+		static uint32_t block[1 << 15];
+		static uint16_t start[1 << 15], id[1 << 15];
+		static uint16_t hash[SFRAME_ROWS_HASH_SLOTS];
 		static struct sframe_rows_rule rules[SFRAME_ROWS_MAX_RULES];
 		struct sframe_rows rows = {
 			.start = start, .id = id, .block = block, .rules = rules,
 		};
+		uint64_t limit = SFRAME_ROWS_ALL;
 		uint32_t nrows, nblocks;
 		struct sframe_rule r2;
 
-		if (!sframe_rows_size(&sec, 4 + (addr >> 61), &nrows, &nblocks) &&
+		/* Rows for the lower half of the functions only, at times. */
+		if ((addr >> 60 & 1) && sec.num_fdes &&
+		    !sframe_get_fde(&sec, sec.num_fdes / 2, &fde))
+			limit = fde.start;
+		if (!sframe_rows_size(&sec, 4 + (addr >> 61), limit,
+				      &nrows, &nblocks) &&
 		    nrows <= ARRAY_SIZE(start) && nblocks < ARRAY_SIZE(block) &&
-		    !sframe_validate_rows(&sec, 4 + (addr >> 61), &rows, hash)) {
+		    !sframe_validate_rows(&sec, 4 + (addr >> 61), limit, &rows,
+					  hash)) {
 			for (i = 0; i < sec.num_fdes && i < 256; i++) {
 				uint64_t pcs[3];
 				unsigned int k;

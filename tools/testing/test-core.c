@@ -440,26 +440,39 @@ static int recovery_eq(const struct sframe_rule *a, const struct sframe_rule *b)
 /*
  * Decoded rows (sframe_rows_build()) give sframe_find()'s answer at every
  * PC of every function and around them (gaps, before the first, after
- * the last), on sorted sections, and on unsorted ones once indexed.
+ * the last), on sorted sections, and on unsorted ones once indexed.  With
+ * a @limit (else %SFRAME_ROWS_ALL), the functions from the one starting
+ * there on have no rows: their lookups are the core's, the same answers.
  */
-static void test_decoded_rows(struct fixture *fx, unsigned int shift)
+static void test_decoded_rows(struct fixture *fx, unsigned int shift,
+			      int limited)
 {
+	uint64_t limit = SFRAME_ROWS_ALL;
 	struct sframe_rows rows = { 0 };
-	uint32_t nrows = 0, nblocks = 0, nwords = 0, i, *idx = NULL;
+	uint32_t nrows = 0, nblocks = 0, nwords = 0, i, blk, *idx = NULL;
 	struct sframe_section sec;
 	uint16_t *hash = NULL;
+	uint64_t prev = 0;
 	unsigned int core = 0;
 	uint64_t n = 0;
 	int err;
 
-	t_begin("rows (%u-byte blocks): %s", 1U << shift, fx->path);
+	t_begin("rows (%u-byte blocks%s): %s", 1U << shift,
+		limited ? ", the upper half left to the core" : "", fx->path);
 	if (sframe_open(&sec, fx->data, fx->size, fx->addr, 0) ||
 	    sframe_validate(&sec, NULL, NULL)) {
 		T_CHECK(0, "open");
 		goto out;
 	}
+	if (limited) {
+		struct sframe_fde mid;
+
+		if (sframe_get_fde(&sec, sec.num_fdes / 2, &mid))
+			goto out;
+		limit = mid.start;
+	}
 	if (!(sec.flags & SFRAME_F_FDE_SORTED)) {
-		T_CHECK(sframe_rows_build(&sec, shift, &rows, hash) ==
+		T_CHECK(sframe_rows_build(&sec, shift, limit, &rows, hash) ==
 			-SFRAME_E_INDEX, "unsorted, unindexed section accepted");
 		if (sframe_index_size(&sec, 8, &nwords))
 			goto out;
@@ -467,7 +480,11 @@ static void test_decoded_rows(struct fixture *fx, unsigned int shift)
 		if (sframe_index_build(&sec, 8, idx, nwords))
 			goto out;
 	}
-	err = sframe_rows_size(&sec, shift, &nrows, &nblocks);
+	/* A row keeps its start in a block in 16 bits: no larger blocks. */
+	T_CHECK(sframe_rows_size(&sec, SFRAME_ROWS_MAX_SHIFT + 1, limit,
+				 &nrows, &nblocks) == -SFRAME_E_INVAL,
+		"%u-byte blocks accepted", 2U << SFRAME_ROWS_MAX_SHIFT);
+	err = sframe_rows_size(&sec, shift, limit, &nrows, &nblocks);
 	T_CHECK(!err, "rows size: %s", sframe_errname(err));
 	if (err)
 		goto out;
@@ -476,7 +493,7 @@ static void test_decoded_rows(struct fixture *fx, unsigned int shift)
 	rows.block = calloc(nblocks + 1, sizeof(*rows.block));
 	rows.rules = calloc(SFRAME_ROWS_MAX_RULES, sizeof(*rows.rules));
 	hash = calloc(SFRAME_ROWS_HASH_SLOTS, sizeof(*hash));
-	err = sframe_rows_build(&sec, shift, &rows, hash);
+	err = sframe_rows_build(&sec, shift, limit, &rows, hash);
 	/* Overlapping functions (unlinked objects) cannot have rows. */
 	if (err == -SFRAME_E_INDEX && !(sec.flags & SFRAME_F_FDE_SORTED))
 		goto out;
@@ -485,19 +502,23 @@ static void test_decoded_rows(struct fixture *fx, unsigned int shift)
 		goto out;
 	T_CHECK(rows.nrows <= nrows && rows.nrules <= SFRAME_ROWS_MAX_RULES,
 		"%u rows, %u rules", rows.nrows, rows.nrules);
-	/* Validating and building in one pass gives the same table. */
-	if (sec.flags & SFRAME_F_FDE_SORTED) {
+	/*
+	 * Validating and building in one pass gives the same table: sorted
+	 * sections in their order, indexed ones in the index's.
+	 */
+	if ((sec.flags & SFRAME_F_FDE_SORTED) || sec.order) {
 		struct sframe_rows two = rows;
 
 		two.start = calloc(nrows, sizeof(*two.start));
 		two.id = calloc(nrows, sizeof(*two.id));
 		two.block = calloc(nblocks + 1, sizeof(*two.block));
 		two.rules = calloc(SFRAME_ROWS_MAX_RULES, sizeof(*two.rules));
-		err = sframe_validate_rows(&sec, shift, &two, hash);
+		err = sframe_validate_rows(&sec, shift, limit, &two, hash);
 		T_CHECK(!err && two.nrows == rows.nrows &&
 			two.nrules == rows.nrules &&
-			!memcmp(two.start, rows.start, rows.nrows * 4) &&
-			!memcmp(two.id, rows.id, rows.nrows * 2) &&
+			!memcmp(two.start, rows.start,
+				rows.nrows * sizeof(*rows.start)) &&
+			!memcmp(two.id, rows.id, rows.nrows * sizeof(*rows.id)) &&
 			!memcmp(two.block, rows.block, (nblocks + 1) * 4) &&
 			!memcmp(two.rules, rows.rules,
 				rows.nrules * sizeof(*rows.rules)),
@@ -508,11 +529,30 @@ static void test_decoded_rows(struct fixture *fx, unsigned int shift)
 		free(two.block);
 		free(two.rules);
 	}
-	for (i = 0; i < rows.nrows; i++) {
+	/*
+	 * Each row's start, from its block and its key: strictly ascending,
+	 * within the block the index gives it.
+	 */
+	T_CHECK(rows.block[rows.nblocks] == rows.nrows, "block index ends at %u of %u rows",
+		rows.block[rows.nblocks], rows.nrows);
+	for (i = 0, blk = 0; i < rows.nrows; i++) {
+		uint64_t start = 0;
+
 		core += rows.id[i] == SFRAME_ROWS_CORE;
+		while (blk < rows.nblocks && rows.block[blk + 1] <= i)
+			blk++;
+		if (i >= rows.block[0])
+			start = ((uint64_t)blk << shift) + rows.start[i] + 1;
 		if (i)
-			T_CHECK(rows.start[i] > rows.start[i - 1], "row %u unsorted", i);
+			T_CHECK(start > prev, "row %u unsorted", i);
+		T_CHECK(i < rows.block[0] || start <= ((uint64_t)(blk + 1) << shift),
+			"row %u outside its block %u", i, blk);
+		prev = start;
 	}
+	/* Nothing at or above the limit (the functions there are the core's). */
+	T_CHECK(!rows.nrows || rows.end <= limit,
+		"rows up to 0x%" PRIx64 ", above the limit 0x%" PRIx64,
+		rows.end, limit);
 	for (i = 0; i < sec.num_fdes; i++) {
 		struct sframe_fde f;
 		uint64_t o;
@@ -1095,8 +1135,11 @@ int main(int argc, char **argv)
 		test_relocated(&fx);
 		test_index(&fx, 4);
 		test_index(&fx, 12);
-		test_decoded_rows(&fx, 4);
-		test_decoded_rows(&fx, 8);
+		test_decoded_rows(&fx, 0, 0);
+		test_decoded_rows(&fx, 4, 0);
+		test_decoded_rows(&fx, 8, 0);
+		test_decoded_rows(&fx, SFRAME_ROWS_MAX_SHIFT, 0);
+		test_decoded_rows(&fx, 8, 1);
 		test_fields(&fx);
 		for (v = 0; v < ARRAY_SIZE(variants); v++) {
 			struct encode_opts eo = variants[v];

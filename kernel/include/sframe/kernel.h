@@ -20,29 +20,45 @@
 
 /* log2 of the text block size of the lookup indexes (ORC uses 256 B). */
 #define SFRAME_KERNEL_INDEX_SHIFT	8
+/*
+ * vmlinux's section index has 4 KiB blocks: once its decoded rows are
+ * built (by the end of the initcalls), they answer every lookup but those
+ * of function fields (sframe_kernel_find()), so an index entry per 256
+ * bytes of text would cost memory for little.  A lookup in the section
+ * then searches the FDEs of 4 KiB of text: a few more steps.
+ */
+#define SFRAME_VMLINUX_INDEX_SHIFT	12
 
-/* log2 of the text block size of an annotation table's block index */
+/*
+ * log2 of the text block size of an annotation table's bitmap of covered
+ * blocks, and of its block index: most text has no annotation, which a
+ * bit per KB says; the few blocks with some are searched with an index
+ * entry per 4 KB (their annotations lie together: entry code).
+ */
 #define SFRAME_ANNOT_BLOCK_SHIFT	10
+#define SFRAME_ANNOT_INDEX_SHIFT	12
 
 /**
  * struct sframe_annot_table - a sorted annotation table
  * @entries: entries sorted by address
  * @count: number of used entries
  * @first: optional block index of @entries over [@lo, @hi), in blocks
- *         of 1 << %SFRAME_ANNOT_BLOCK_SHIFT bytes (sframe_block_bounds());
+ *         of 1 << %SFRAME_ANNOT_INDEX_SHIFT bytes (sframe_block_bounds());
  *         NULL: search the whole table every time
- * @covered: with @first, a bitmap of the blocks some entry covers a byte
- *           of: the others need no search
+ * @covered: with @first, a bitmap of the blocks of 1 <<
+ *           %SFRAME_ANNOT_BLOCK_SHIFT bytes some entry covers a byte of:
+ *           the others need no search
  * @lo: first byte the index covers
  * @hi: one past the last
- * @nblocks: blocks from @lo on (@first has @nblocks + 1 entries)
+ * @nblocks: bits of @covered, from @lo on
+ * @nindex: blocks of @first, from @lo on (it has @nindex + 1 entries)
  */
 struct sframe_annot_table {
 	const struct sframe_annot *entries;
 	size_t count;
 	u32 *first;
 	unsigned long *covered;
-	unsigned long lo, hi, nblocks;
+	unsigned long lo, hi, nblocks, nindex;
 };
 
 /* The first address an annotation covers (its PC is self-relative). */
@@ -64,14 +80,16 @@ sframe_annot_search(const struct sframe_annot_table *t, unsigned long pc)
 	size_t lo = 0, hi = t->count;
 	u32 blo, bhi;
 
-	/* Usually none or one step of the search is left. */
+	/* Most text is in no covered block; else a few steps are left. */
 	if (t->first) {
+		unsigned long off = pc - t->lo;
+
 		if (pc < t->lo ||
-		    !sframe_block_bounds(t->first, t->nblocks,
-					 SFRAME_ANNOT_BLOCK_SHIFT, pc - t->lo,
-					 &blo, &bhi) ||
-		    !test_bit((pc - t->lo) >> SFRAME_ANNOT_BLOCK_SHIFT,
-			      t->covered))
+		    off >> SFRAME_ANNOT_BLOCK_SHIFT >= t->nblocks ||
+		    !test_bit(off >> SFRAME_ANNOT_BLOCK_SHIFT, t->covered) ||
+		    !sframe_block_bounds(t->first, t->nindex,
+					 SFRAME_ANNOT_INDEX_SHIFT, off,
+					 &blo, &bhi))
 			return NULL;
 		lo = blo;
 		hi = bhi;
