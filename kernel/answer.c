@@ -27,7 +27,9 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
+#include <asm/sections.h>
 #include <sframe/lookup.h>
+#include <sframe/user.h>
 #include "unwind_arch.h"
 
 /* The lookup cache (sframe/lookup.h, sframe_kernel_answer()). */
@@ -67,6 +69,8 @@ static void sframe_unwind_tables_fn(struct work_struct *work)
 {
 	const struct sframe_rows *rows;
 	struct sframe_rows_rule *step;
+	struct sframe_vmlinux_bytes b;
+	size_t ra, all, text;
 	u64 t0;
 	u32 i;
 
@@ -87,9 +91,20 @@ static void sframe_unwind_tables_fn(struct work_struct *work)
 		rows->nrules, rows->nrules * sizeof(*step),
 		div_u64(local_clock() - t0, NSEC_PER_USEC));
 	t0 = local_clock();
-	if (sframe_vmlinux_ra_build(rows, step))
+	ra = sframe_vmlinux_ra_build(rows, step);
+	if (ra)
 		pr_info("vmlinux: return sites listed in %llu us, off the boot path\n",
 			div_u64(local_clock() - t0, NSEC_PER_USEC));
+	/* Everything the unwinder keeps for vmlinux, for the record. */
+	sframe_vmlinux_bytes(&b);
+	all = b.section + b.index + b.rows + b.annot +
+	      rows->nrules * sizeof(*step) + ra;
+	text = _etext - _stext;
+	pr_info("vmlinux: unwind data: .sframe %zu, its index %zu, decoded rows %zu, unwinder rules %zu, return sites %zu, annotation index %zu: %zu bytes in all, %zu per MB of text; lookup caches %zu bytes per CPU, %u CPUs\n",
+		b.section, b.index, b.rows, rows->nrules * sizeof(*step), ra,
+		b.annot, all, text ? (size_t)div64_u64((u64)all << 20, text) : 0,
+		sizeof(sframe_cache) + sframe_user_cache_bytes(),
+		num_possible_cpus());
 }
 
 static DECLARE_WORK(sframe_unwind_tables_work, sframe_unwind_tables_fn);

@@ -131,10 +131,10 @@ static u64 *sframe_ra_fill(struct sframe_ra_table *t, const u64 *ent, u32 n)
  * the table's "after a call" as a stale answer could: see unwinder.rst.
  * Without memory there is no table: lookups use the cache.
  *
- * Return: true if the table was built and published.
+ * Return: the bytes of the table, built and published; 0 if there is none.
  */
-bool sframe_vmlinux_ra_build(const struct sframe_rows *rows,
-			     const struct sframe_rows_rule *step)
+size_t sframe_vmlinux_ra_build(const struct sframe_rows *rows,
+			       const struct sframe_rows_rule *step)
 {
 	const unsigned long base = (unsigned long)_stext;
 	const unsigned long end = (unsigned long)_etext;
@@ -149,12 +149,12 @@ bool sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 
 	if (!ri_start || !kallsyms_lookup_size_offset(ri_start, &ri_size, &off) ||
 	    off)
-		return false;
+		return 0;
 
 	for (ra = base + SFRAME_ARCH_CALL_SIZE; ra < end; ra += SFRAME_ARCH_CALL_SIZE)
 		calls += sframe_arch_after_call(ra);
 	if (!calls || end - base >= U32_MAX)
-		return false;
+		return 0;
 	/* The entries first: a build that fails starts again from them. */
 	ent = kvmalloc_array(calls, sizeof(*ent), GFP_KERNEL);
 	if (!ent)
@@ -196,8 +196,8 @@ bool sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 	pr_info("vmlinux: return sites: %u of %u calls listed (plain answers, pt_regs), %u buckets, %u in their second: %zu bytes\n",
 		n, calls, t->buckets, second,
 		2 * (size_t)t->buckets * sizeof(*slot));
-	return true;
+	return 2 * (size_t)t->buckets * sizeof(*slot);
 nomem:
 	pr_warn("vmlinux: no return-site table: walks use the lookup cache\n");
-	return false;
+	return 0;
 }

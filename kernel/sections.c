@@ -47,6 +47,7 @@ static struct sframe_section sframe_vmlinux;
 bool sframe_vmlinux_ready __ro_after_init;
 /* vmlinux's rows, published (smp_store_release()) once built, or NULL */
 static struct sframe_rows sframe_vmlinux_rows_mem;
+static size_t sframe_vmlinux_rows_bytes;
 const struct sframe_rows *sframe_vmlinux_rows_pub;
 struct sframe_annot_table sframe_vmlinux_annot __ro_after_init;
 
@@ -553,6 +554,7 @@ static void sframe_vmlinux_rows_fn(struct work_struct *work)
 		pr_warn("vmlinux: no decoded rows (no memory): lookups decode the section\n");
 		return;
 	}
+	sframe_vmlinux_rows_bytes = bytes;
 	/* Rows complete before the pointer: pairs with the lookups' acquire. */
 	smp_store_release(&sframe_vmlinux_rows_pub, &sframe_vmlinux_rows_mem);
 	pr_info("vmlinux: decoded rows: %u rows, %u rules, %u-byte blocks: %zu bytes (built in %llu us, off the boot path%s)\n",
@@ -563,6 +565,30 @@ static void sframe_vmlinux_rows_fn(struct work_struct *work)
 }
 
 static DECLARE_WORK(sframe_vmlinux_rows_work, sframe_vmlinux_rows_fn);
+
+/**
+ * sframe_vmlinux_bytes() - the memory of vmlinux's SFrame data
+ * @b: result
+ *
+ * For the record the unwinder prints once its tables are built
+ * (sframe_unwind_tables_fn()).
+ */
+void sframe_vmlinux_bytes(struct sframe_vmlinux_bytes *b)
+{
+	const struct sframe_section *sec = &sframe_vmlinux;
+	const struct sframe_rows *rows = sframe_vmlinux_rows();
+
+	memset(b, 0, sizeof(*b));
+	if (!sframe_vmlinux_ready)
+		return;
+	b->section = sec->size;
+	if (sec->blocks)
+		b->index = ((size_t)sec->idx_nblocks + 1 +
+			    (sec->order ? sec->num_fdes : 0)) * sizeof(u32);
+	if (rows)
+		b->rows = sframe_vmlinux_rows_bytes;
+	b->annot = sframe_annot_index_bytes(&sframe_vmlinux_annot);
+}
 
 /**
  * sframe_vmlinux_rows_wait() - wait for vmlinux's rows

@@ -892,6 +892,12 @@ static DEFINE_PER_CPU(struct sframe_user_answer[1 << SFRAME_USER_CACHE_BITS],
 		      sframe_user_cache);
 static DEFINE_PER_CPU(unsigned int, sframe_user_nesting);
 
+/* Per CPU: the memory of the cache of user answers */
+size_t sframe_user_cache_bytes(void)
+{
+	return sizeof(sframe_user_cache);
+}
+
 static bool sframe_user_cache_on = true;
 
 /* The first of the two entries of @pc's set. */

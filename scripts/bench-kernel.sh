@@ -76,15 +76,13 @@ report() {
 	goal "$A kernel walk, lookup cache warm, against $ref" "$w1" "$w2" "$w3" $gw x
 	goal "$A kernel walk, lookup cache cold, against $ref" "$c1" "$c2" "$c3" $gc x
 	goal "$A user callchain per sample, against frame pointers" "$u1" "$u2" "$u3" 1.25 x
-	# Memory spent for speed: vmlinux's decoded rows (and its block index),
-	# against ORC's tables in the same vmlinux (x86_64; arm64 has no ORC).
-	rows=$(sed -n 's/.*sframe: vmlinux: decoded rows: \(.*\) bytes (built in \([0-9]*\) us.*/\1 \2/p' \
-		"$LOGS/bench-$A-icount1.log" | awk '{ print $(NF - 1), $NF }')
-	# and the unwinder's copy of their rules in the step's shape
-	rules=$(sed -n 's/.*sframe: vmlinux: unwinder rules: .*: \([0-9]*\) bytes (built.*/\1/p' \
+	# Memory: everything the unwinder keeps for vmlinux (the kernel's
+	# "unwind data" line: section, its index, rows, rules, return sites,
+	# annotation index; plus the per-CPU lookup caches), against ORC's
+	# tables in the same vmlinux (x86_64; arm64's frame records need none).
+	mem=$(sed -n 's/.*sframe: vmlinux: unwind data: \(.*\): \([0-9]*\) bytes in all, \([0-9]*\) per MB of text; lookup caches \([0-9]*\) bytes per CPU, \([0-9]*\) CPUs.*/\2 \3 \4 \5 \1/p' \
 		"$LOGS/bench-$A-icount1.log")
-	# arm64: the return-site table (sframe/lookup.h), also memory for speed
-	ra=$(sed -n 's/.*sframe: vmlinux: return sites: .*: \([0-9]*\) bytes$/\1/p' \
+	rows_us=$(sed -n 's/.*sframe: vmlinux: decoded rows: .* bytes (built in \([0-9]*\) us.*/\1/p' \
 		"$LOGS/bench-$A-icount1.log")
 	orc=0
 	if [ "$A" = x86_64 ]; then
@@ -93,17 +91,23 @@ report() {
 			orc=$((orc + 16#$sz))
 		done
 	fi
-	awk -v r="${rows:-0 0}" -v rules="${rules:-0}" -v ra="${ra:-0}" \
-	    -v orc="$orc" -v a="$A" 'BEGIN {
-		split(r, x, " ")
-		x[1] += rules
-		printf "memory: %s vmlinux decoded rows %d bytes, built in %.1f ms off the boot path (icount)", a, x[1], x[2] / 1000
-		if (ra > 0)
-			printf "; return-site table %d bytes (together %d)", ra, x[1] + ra
+	read -r etext stext < <(nm "$OUT/vmlinux" |
+		awk '$3 == "_etext" { e = $1 } $3 == "_stext" { s = $1 }
+		     END { print (e == "" ? 0 : e), (s == "" ? 0 : s) }')
+	text=$(( 16#$etext - 16#$stext ))
+	awk -v m="${mem:-0 0 0 0 none}" -v orc="$orc" -v text="$text" \
+	    -v us="${rows_us:-0}" -v a="$A" 'BEGIN {
+		n = split(m, x, " ")
+		parts = ""
+		for (i = 5; i <= n; i++)
+			parts = parts (i > 5 ? " " : "") x[i]
+		all = x[1] + x[3] * x[4]
+		printf "memory: %s vmlinux unwind data %d bytes (%s; %d per MB of text), lookup caches %d bytes x %d CPUs: %d bytes; rows built in %.1f ms off the boot path (icount)\n",
+			a, x[1], parts, x[2], x[3], x[4], all, us / 1000
 		if (orc > 0)
-			printf "; ORC tables %d bytes: %s\n", orc, (x[1] + ra < orc ? "below (goal met)" : "not below (goal not met)")
-		else
-			printf "; no ORC on %s\n", a
+			printf "goal: %s unwinder memory in all, against ORC tables %d bytes (%d per MB of text): %.2fx (goal <= 1x): %s\n",
+				a, orc, (text > 0 ? orc * 1048576 / text : 0), all / orc,
+				(all <= orc ? "met" : "not met")
 	}'
 	awk -v us="$t1" -v tus="$t3" -v b="$b1" -v a="$A" 'BEGIN {
 		mb = b / 1048576

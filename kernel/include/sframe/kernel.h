@@ -151,6 +151,19 @@ static inline const struct sframe_rows *sframe_vmlinux_rows(void)
 
 bool sframe_vmlinux_rows_wait(void);
 
+/**
+ * struct sframe_vmlinux_bytes - the memory of vmlinux's SFrame data
+ * @section: its .sframe
+ * @index: the section's lookup index
+ * @rows: its decoded rows (0 until built)
+ * @annot: its annotation table's block index
+ */
+struct sframe_vmlinux_bytes {
+	size_t section, index, rows, annot;
+};
+
+void sframe_vmlinux_bytes(struct sframe_vmlinux_bytes *b);
+
 /*
  * The generation of what a lookup finds: a new one starts (release) after
  * every change of the module list, of a module's init text, or of kernel

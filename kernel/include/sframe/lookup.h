@@ -19,18 +19,18 @@
 
 /*
  * vmlinux's return-site table, built from its rows and their rules in the
- * step's shape (kernel/ra_table.c; by answer.c's worker).  Return: true
- * if it was built and published.
+ * step's shape (kernel/ra_table.c; by answer.c's worker).  Return: the
+ * bytes of the table built and published, 0 if none was.
  */
 #ifdef CONFIG_ARM64
 #define SFRAME_ARCH_CALL_SIZE	4
-bool sframe_vmlinux_ra_build(const struct sframe_rows *rows,
-			     const struct sframe_rows_rule *step);
+size_t sframe_vmlinux_ra_build(const struct sframe_rows *rows,
+			       const struct sframe_rows_rule *step);
 #else
-static inline bool sframe_vmlinux_ra_build(const struct sframe_rows *rows,
-					   const struct sframe_rows_rule *step)
+static inline size_t sframe_vmlinux_ra_build(const struct sframe_rows *rows,
+					     const struct sframe_rows_rule *step)
 {
-	return false;
+	return 0;
 }
 #endif
 

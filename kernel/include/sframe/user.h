@@ -66,6 +66,7 @@ void sframe_user_fork(struct task_struct *p, u64 clone_flags);
 void sframe_user_mm_free(struct mm_struct *mm);
 bool sframe_user_callchain(struct perf_callchain_entry_ctx *entry,
 			   struct pt_regs *regs);
+size_t sframe_user_cache_bytes(void);
 
 #else
 
@@ -88,6 +89,10 @@ static inline bool sframe_user_callchain(struct perf_callchain_entry_ctx *entry,
 	return false;
 }
 
+static inline size_t sframe_user_cache_bytes(void)
+{
+	return 0;
+}
 #endif /* CONFIG_SFRAME_USER_UNWIND */
 
 #endif /* _SFRAME_USER_H */
