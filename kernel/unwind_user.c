@@ -95,6 +95,7 @@
 #include <linux/uio.h>
 #include <linux/timex.h>
 #include <linux/uaccess.h>
+#include <asm/tlb.h>			/* nmi_uaccess_okay() */
 #include <sframe/kernel.h>
 #include <sframe/sframe.h>
 #include <sframe/user.h>
@@ -845,13 +846,20 @@ struct sframe_user_frame {
 	struct sframe_user_cursor cur;
 };
 
+/*
+ * A stack slot: the walk runs with page faults disabled and has checked
+ * nmi_uaccess_okay() (sframe_user_callchain()), so one __get_user() does
+ * what copy_from_user_nofault() would, as perf's frame-pointer walk reads
+ * its frames: a missing page fails the read, it is never faulted in.
+ */
 static __always_inline bool sframe_user_read(void *ctx, unsigned long addr,
 					     unsigned long *val)
 {
-	if (!IS_ALIGNED(addr, sizeof(long)))
+	const unsigned long __user *p = (const unsigned long __user *)addr;
+
+	if (!IS_ALIGNED(addr, sizeof(long)) || !__access_ok(p, sizeof(*val)))
 		return false;
-	return !copy_from_user_nofault(val, (const void __user *)addr,
-				       sizeof(*val));
+	return !__get_user(*val, p);
 }
 
 /* User memory: fault-tolerant reads; a user stack is never left. */
@@ -1129,8 +1137,16 @@ bool sframe_user_callchain(struct perf_callchain_entry_ctx *entry,
 	u64 c0 = get_cycles();
 	unsigned long ra;
 
+	/*
+	 * In an NMI the user page tables may not be the task's; as
+	 * copy_from_user_nofault() would for every read, give up then.
+	 */
+	if (!nmi_uaccess_okay())
+		return true;
 	/* One CPU's cache throughout; fills only in the outermost walk. */
 	preempt_disable_notrace();
+	/* Stack reads fail rather than fault (sframe_user_read()). */
+	pagefault_disable();
 	__this_cpu_inc(sframe_user_nesting);
 	for (n = 0; n < SFRAME_USER_MAX_FRAMES && entry->nr < entry->max_stack;
 	     n++) {
@@ -1162,6 +1178,7 @@ bool sframe_user_callchain(struct perf_callchain_entry_ctx *entry,
 	st->errors += error;
 	st->cycles += get_cycles() - c0;
 	__this_cpu_dec(sframe_user_nesting);
+	pagefault_enable();
 	preempt_enable_notrace();
 	return true;
 }
