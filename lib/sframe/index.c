@@ -7,8 +7,12 @@
  */
 #include "internal.h"
 
-/* Text range covered by the FDEs: [*lo, *hi). */
-int sframe_text_range(const struct sframe_section *sec, u64 *lo, u64 *hi)
+/*
+ * Text range [*@lo, *@hi) of the functions that start below @limit (~0:
+ * every function), with their number and that of their FREs.
+ */
+int sframe_text_range_below(const struct sframe_section *sec, u64 limit,
+			    u64 *lo, u64 *hi, u64 *nfdes, u64 *nfres)
 {
 	struct sframe_fde fde;
 	u32 i;
@@ -16,18 +20,32 @@ int sframe_text_range(const struct sframe_section *sec, u64 *lo, u64 *hi)
 
 	*lo = ~0ULL;
 	*hi = 0;
+	*nfdes = 0;
+	*nfres = 0;
 	for (i = 0; i < sec->num_fdes; i++) {
 		err = sframe_get_fde(sec, i, &fde);
 		if (err)
 			return err;
+		if (fde.start >= limit && limit != ~0ULL)
+			continue;
 		if (fde.start + fde.size < fde.start)
 			return -SFRAME_E_FUNC_RANGE;
 		if (fde.start < *lo)
 			*lo = fde.start;
 		if (fde.start + fde.size > *hi)
 			*hi = fde.start + fde.size;
+		++*nfdes;
+		*nfres += fde.num_fres;
 	}
 	return 0;
+}
+
+/* Text range covered by the FDEs: [*lo, *hi). */
+int sframe_text_range(const struct sframe_section *sec, u64 *lo, u64 *hi)
+{
+	u64 nfdes, nfres;
+
+	return sframe_text_range_below(sec, ~0ULL, lo, hi, &nfdes, &nfres);
 }
 
 /* sframe_index_size() of a section whose text is [@lo, @hi). */

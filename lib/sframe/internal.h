@@ -678,6 +678,8 @@ static __always_inline int sframe_rule(const struct sframe_section *sec,
 
 /* index.c: the text range the FDEs cover, [*lo, *hi). */
 int sframe_text_range(const struct sframe_section *sec, u64 *lo, u64 *hi);
+int sframe_text_range_below(const struct sframe_section *sec, u64 limit,
+			    u64 *lo, u64 *hi, u64 *nfdes, u64 *nfres);
 
 #ifndef SFRAME_ACCESS_HEADER
 /* rows.c and validate.c: rows built while a section is validated. */

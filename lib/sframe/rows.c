@@ -7,39 +7,6 @@
  */
 #include "internal.h"
 
-/*
- * The text [*@lo, *@hi) of the functions that start below @limit, with
- * their number and that of their FREs.
- */
-static int sframe_rows_range(const struct sframe_section *sec, u64 limit,
-			     u64 *lo, u64 *hi, u64 *nfdes, u64 *nfres)
-{
-	struct sframe_fde fde;
-	u32 i;
-	int err;
-
-	*lo = ~0ULL;
-	*hi = 0;
-	*nfdes = 0;
-	*nfres = 0;
-	for (i = 0; i < sec->num_fdes; i++) {
-		err = sframe_get_fde(sec, i, &fde);
-		if (err)
-			return err;
-		if (fde.start >= limit)
-			continue;
-		if (fde.start + fde.size < fde.start)
-			return -SFRAME_E_FUNC_RANGE;
-		if (fde.start < *lo)
-			*lo = fde.start;
-		if (fde.start + fde.size > *hi)
-			*hi = fde.start + fde.size;
-		++*nfdes;
-		*nfres += fde.num_fres;
-	}
-	return 0;
-}
-
 /**
  * sframe_rows_size() - memory a rows table needs
  * @sec: opened, validated section
@@ -64,7 +31,8 @@ int sframe_rows_size(const struct sframe_section *sec, unsigned int shift,
 
 	if (shift > SFRAME_ROWS_MAX_SHIFT)
 		return -SFRAME_E_INVAL;
-	err = sframe_rows_range(sec, limit, &lo, &hi, &nfdes, &nfres);
+	err = sframe_text_range_below(sec, limit, &lo, &hi, &nfdes,
+				      &nfres);
 	if (err)
 		return err;
 	/* A row per FRE, one per function start and one after each end. */
@@ -280,7 +248,8 @@ static int sframe_rows_start(struct sframe_rows_builder *bld,
 
 	err = sframe_rows_size(sec, shift, limit, &bld->cap, &nblocks);
 	if (!err)
-		err = sframe_rows_range(sec, limit, &lo, &hi, &nfdes, &nfres);
+		err = sframe_text_range_below(sec, limit, &lo, &hi,
+					      &nfdes, &nfres);
 	if (err)
 		return err;
 	sframe_rows_scratch(sec, &bld->max_rules, &bld->nslots);
