@@ -47,6 +47,7 @@ static struct sframe_section sframe_vmlinux;
 bool sframe_vmlinux_ready __ro_after_init;
 /* vmlinux's rows, published (smp_store_release()) once built, or NULL */
 static struct sframe_rows sframe_vmlinux_rows_mem;
+/* Their memory: set before they are published, read after (acquire) */
 static size_t sframe_vmlinux_rows_bytes;
 const struct sframe_rows *sframe_vmlinux_rows_pub;
 struct sframe_annot_table sframe_vmlinux_annot __ro_after_init;
@@ -310,12 +311,16 @@ static int sframe_rows_alloc(const struct sframe_section *sec, u64 limit,
 	}
 	if (max_blocks && nblocks > max_blocks)
 		return -SFRAME_E_INDEX;
+	/* Rows are optional (lookups decode the section): no warning. */
 	mem = kvmalloc((size_t)(nblocks + 1) * sizeof(u32) +
-		       (size_t)nrows * (sizeof(u16) + sizeof(u16)), GFP_KERNEL);
+		       (size_t)nrows * (sizeof(u16) + sizeof(u16)),
+		       GFP_KERNEL | __GFP_NOWARN);
 	/* Scratch in proportion to the section: a module's objects are small. */
 	sframe_rows_scratch(sec, &nrules, &nslots);
-	rows->rules = kvmalloc_array(nrules, sizeof(*rows->rules), GFP_KERNEL);
-	*hash = kmalloc_array(nslots, sizeof(**hash), GFP_KERNEL);
+	rows->rules = kvmalloc_array(nrules, sizeof(*rows->rules),
+				     GFP_KERNEL | __GFP_NOWARN);
+	*hash = kmalloc_array(nslots, sizeof(**hash),
+			      GFP_KERNEL | __GFP_NOWARN);
 	if (!mem || !rows->rules || !*hash) {
 		kvfree(mem);
 		kvfree(rows->rules);
@@ -351,7 +356,8 @@ static u32 sframe_rows_shrink(struct sframe_rows *rows, u32 cap)
 	if (sframe_rows_mem(rows, cap) - sframe_rows_mem(rows, rows->nrows) <
 	    PAGE_SIZE)
 		return cap;
-	mem = kvmalloc(sframe_rows_mem(rows, rows->nrows), GFP_KERNEL);
+	mem = kvmalloc(sframe_rows_mem(rows, rows->nrows),
+		       GFP_KERNEL | __GFP_NOWARN);
 	if (!mem)
 		return cap;
 	memcpy(mem, rows->block, (rows->nblocks + 1) * sizeof(*rows->block));

@@ -900,7 +900,11 @@ static DEFINE_PER_CPU(struct sframe_user_answer[1 << SFRAME_USER_CACHE_BITS],
 		      sframe_user_cache);
 static DEFINE_PER_CPU(unsigned int, sframe_user_nesting);
 
-/* Per CPU: the memory of the cache of user answers */
+/**
+ * sframe_user_cache_bytes() - the memory of the user answer cache, per CPU
+ *
+ * Return: its size in bytes, for the unwinder's memory record.
+ */
 size_t sframe_user_cache_bytes(void)
 {
 	return sizeof(sframe_user_cache);

@@ -7,6 +7,38 @@
  */
 #include "internal.h"
 
+/*
+ * sframe_rows_size(), with the text range of the rows in [*@lo, *@hi).
+ * The FDEs' FRE counts are not trusted: the section may not be validated
+ * yet, and each FRE takes two bytes at least (its start and info byte), so
+ * more than the FRE sub-section holds is no section's and must not size
+ * memory.
+ */
+static int sframe_rows_dims(const struct sframe_section *sec,
+			    unsigned int shift, u64 limit, u64 *lo, u64 *hi,
+			    u32 *nrows, u32 *nblocks)
+{
+	u64 n, nb, nfdes, nfres;
+	int err;
+
+	if (shift > SFRAME_ROWS_MAX_SHIFT)
+		return -SFRAME_E_INVAL;
+	err = sframe_text_range_below(sec, limit, lo, hi, &nfdes, &nfres);
+	if (err)
+		return err;
+	if (nfres > (sec->fre_end - sec->fre_base) / 2)
+		return -SFRAME_E_NUM_FRES;
+	/* A row per FRE, one per function start and one after each end. */
+	n = nfres + 2 * nfdes + 1;
+	nb = sframe_index_blocks(*lo, *hi, shift);
+	if (n > 0xffffffffULL || nb >= 0xffffffffULL ||
+	    *hi - *lo > 0xffffffffULL)
+		return -SFRAME_E_INDEX;
+	*nrows = n;
+	*nblocks = nb;
+	return 0;
+}
+
 /**
  * sframe_rows_size() - memory a rows table needs
  * @sec: opened, validated section
@@ -21,28 +53,15 @@
  * given by sframe_rows_scratch(); sframe_rows_build() says how many rules
  * it used.
  *
- * Return: 0, or a negative SFRAME_E_* code.
+ * Return: 0, or a negative SFRAME_E_* code (-SFRAME_E_NUM_FRES: the FDEs
+ * count more FREs than the section holds).
  */
 int sframe_rows_size(const struct sframe_section *sec, unsigned int shift,
 		     u64 limit, u32 *nrows, u32 *nblocks)
 {
-	u64 lo, hi, n, nb, nfdes, nfres;
-	int err;
+	u64 lo, hi;
 
-	if (shift > SFRAME_ROWS_MAX_SHIFT)
-		return -SFRAME_E_INVAL;
-	err = sframe_text_range_below(sec, limit, &lo, &hi, &nfdes,
-				      &nfres);
-	if (err)
-		return err;
-	/* A row per FRE, one per function start and one after each end. */
-	n = nfres + 2 * nfdes + 1;
-	nb = sframe_index_blocks(lo, hi, shift);
-	if (n > 0xffffffffULL || nb >= 0xffffffffULL || hi - lo > 0xffffffffULL)
-		return -SFRAME_E_INDEX;
-	*nrows = n;
-	*nblocks = nb;
-	return 0;
+	return sframe_rows_dims(sec, shift, limit, &lo, &hi, nrows, nblocks);
 }
 EXPORT_SYMBOL_GPL(sframe_rows_size);
 
@@ -242,14 +261,13 @@ static int sframe_rows_start(struct sframe_rows_builder *bld,
 			     unsigned int shift, u64 limit,
 			     struct sframe_rows *rows, u16 *hash)
 {
-	u64 lo, hi, nfdes, nfres;
 	u32 nblocks, i;
+	u64 lo, hi;
 	int err;
 
-	err = sframe_rows_size(sec, shift, limit, &bld->cap, &nblocks);
-	if (!err)
-		err = sframe_text_range_below(sec, limit, &lo, &hi,
-					      &nfdes, &nfres);
+	/* One walk of the FDEs for the room and the range. */
+	err = sframe_rows_dims(sec, shift, limit, &lo, &hi, &bld->cap,
+			       &nblocks);
 	if (err)
 		return err;
 	sframe_rows_scratch(sec, &bld->max_rules, &bld->nslots);

@@ -593,6 +593,41 @@ static int rule_eq(const struct sframe_rule *a, const struct sframe_rule *b)
 	       a->fre_start == b->fre_start;
 }
 
+/*
+ * Rows are sized before a section is validated (a module's, vmlinux's
+ * checked by the build): an FDE that counts more FREs than the FRE
+ * sub-section can hold must not size memory, it is refused.
+ */
+static void test_rows_fre_count(struct fixture *fx)
+{
+	struct sframe_section sec, bad;
+	struct sframe_field loc;
+	struct sframe_fde f;
+	uint32_t nrows = 0, nblocks;
+	uint8_t *buf = NULL;
+	int err;
+
+	t_begin("rows: an FDE's FRE count beyond the section: %s", fx->path);
+	if (sframe_open(&sec, fx->data, fx->size, fx->addr, 0) ||
+	    !sec.num_fdes || sframe_get_fde(&sec, 0, &f) ||
+	    sframe_fde_field(&sec, &f, SFRAME_FIELD_FDE_NUM_FRES, &loc) ||
+	    !loc.len)
+		goto out;
+	T_CHECK(!sframe_rows_size(&sec, 8, SFRAME_ROWS_ALL, &nrows, &nblocks),
+		"rows size of the section itself");
+	buf = malloc(fx->size);
+	memcpy(buf, fx->data, fx->size);
+	memset(buf + loc.off, 0xff, loc.len);
+	if (sframe_open(&bad, buf, fx->size, fx->addr, 0))
+		goto out;
+	err = sframe_rows_size(&bad, 8, SFRAME_ROWS_ALL, &nrows, &nblocks);
+	T_CHECK(err == -SFRAME_E_NUM_FRES, "%u rows sized (%s)", nrows,
+		sframe_errname(err));
+out:
+	free(buf);
+	t_end();
+}
+
 /* FDE-directed lookup: the rule for @pc within function @f. */
 static int lookup_in(const struct sframe_section *sec,
 		     const struct sframe_fde *f, uint64_t pc,
@@ -1140,6 +1175,7 @@ int main(int argc, char **argv)
 		test_decoded_rows(&fx, 8, 0);
 		test_decoded_rows(&fx, SFRAME_ROWS_MAX_SHIFT, 0);
 		test_decoded_rows(&fx, 8, 1);
+		test_rows_fre_count(&fx);
 		test_fields(&fx);
 		for (v = 0; v < ARRAY_SIZE(variants); v++) {
 			struct encode_opts eo = variants[v];
