@@ -72,17 +72,24 @@ static void sframe_kernel_gen_next(void)
 
 /**
  * struct sframe_part - one SFrame section of a module's .sframe
- * @sec: the opened, validated section
+ * @sec: the opened and validated section, or opened and waiting for its
+ *       validation (@pending)
  * @index: its lookup index (kvfree() it), or NULL
  * @rows: its decoded rows (sframe_rows_free()), or none (@rows.nrows 0)
+ * @rows_pub: @rows once complete, published with smp_store_release(), or
+ *            NULL: lookups read it with smp_load_acquire()
  * @lo: lowest address its FDEs describe
  * @hi: end of the highest function its FDEs describe (@lo > @hi: none)
+ * @pending: validated, and its rows built, off the load path
+ *           (sframe_module_check_fn())
  */
 struct sframe_part {
 	struct sframe_section sec;
 	u32 *index;
 	struct sframe_rows rows;
+	const struct sframe_rows *rows_pub;
 	unsigned long lo, hi;
+	bool pending;
 };
 
 /**
@@ -93,6 +100,8 @@ struct sframe_part {
  * @fixups: its .sframe_fixup, converted to UNRELIABLE annotations
  * @veneers: the module loader's branch veneers (arm64: .plt and .init.plt),
  *           [lo, hi) each, empty if the module has none
+ * @check: validates the parts that are @pending, off the load path
+ * @listed: on sframe_modules (under sframe_modules_lock)
  * @nparts: number of SFrame sections in its .sframe
  * @parts: one per object file linked into the module, in link order (see
  *         sframe_open_part())
@@ -100,6 +109,8 @@ struct sframe_part {
 struct sframe_module_table {
 	struct list_head list;
 	struct module *mod;
+	struct work_struct check;
+	bool listed;
 	struct sframe_annot_table annot;
 	struct sframe_annot_table fixups;
 	struct {
@@ -223,8 +234,12 @@ static void __init sframe_annot_blocks_init(struct sframe_annot_table *t)
 
 static LIST_HEAD(sframe_modules);
 static DEFINE_MUTEX(sframe_modules_lock);
-/* Time spent registering modules (debugfs sframe/module_load_ns) */
+/*
+ * Time spent registering modules, on the load path (debugfs
+ * sframe/module_load_ns) and validating them after it (module_check_ns).
+ */
 static u64 sframe_module_load_ns;
+static u64 sframe_module_check_ns;
 
 /**
  * sframe_table_init() - open, validate and index a section of the kernel
@@ -455,14 +470,25 @@ static void sframe_rows_free(struct sframe_rows *rows)
 	memset(rows, 0, sizeof(*rows));
 }
 
-/* The rule for @pc: from the rows if there are any. */
-static __always_inline int sframe_rows_or_find(const struct sframe_section *sec,
-					       const struct sframe_rows *rows,
-					       unsigned long pc,
-					       struct sframe_rule *rule)
+/* The rule for @pc: from the part's rows once they are published. */
+static __always_inline int sframe_part_rows_or_find(const struct sframe_part *p,
+						    unsigned long pc,
+						    struct sframe_rule *rule)
 {
-	return rows->nrows ? sframe_rows_find(rows, pc, rule) :
-			     sframe_find(sec, pc, rule);
+	/* Pairs with the release in sframe_part_publish(). */
+	const struct sframe_rows *rows = smp_load_acquire(&p->rows_pub);
+
+	return rows ? sframe_rows_find(rows, pc, rule) :
+		      sframe_find(&p->sec, pc, rule);
+}
+
+/* Publish a part's rows once they are complete. */
+static void sframe_part_publish(struct sframe_part *p)
+{
+	if (!p->rows.nrows)
+		return;
+	/* Rows before the pointer: pairs with sframe_part_rows_or_find(). */
+	smp_store_release(&p->rows_pub, &p->rows);
 }
 
 static bool sframe_within_vmlinux(unsigned long addr, void *arg)
@@ -509,16 +535,18 @@ static void __init sframe_vmlinux_annot_init(void)
 
 /*
  * With CONFIG_SFRAME_UNWIND_VERIFY_FAIL the build decoded every byte of
- * vmlinux's section with this same core, checked it against the code
- * (sframe-verify) and would have failed on a malformed section, so the
- * boot only opens and indexes it: opened, a
- * section keeps every lookup in bounds (sframe_open()).  The full check,
- * sframe_validate(), then runs off the boot path in one pass with the rows
- * (sframe_vmlinux_rows_fn()), which the last initcall waits for: before
- * any module, livepatch or user task, a section the check rejects is
- * withdrawn, with every answer cached from it.
+ * vmlinux's section, and of every module's (Makefile.modfinal), with this
+ * same core, checked it against the code (sframe-verify) and would have
+ * failed on a malformed section, so the boot and the module loader only
+ * open and index a section: opened, a section keeps every lookup in
+ * bounds (sframe_open()).  The full check, sframe_validate(), then runs
+ * off the boot or load path in one pass with the rows
+ * (sframe_vmlinux_rows_fn(), sframe_module_check_fn()).  A section the
+ * check rejects is withdrawn, with every answer cached from it: vmlinux's
+ * before any module, livepatch or user task (the last initcall waits for
+ * it), a module's within microseconds of its load.
  */
-#define SFRAME_VMLINUX_CHECKED_BY_BUILD	IS_ENABLED(CONFIG_SFRAME_UNWIND_VERIFY_FAIL)
+#define SFRAME_CHECKED_BY_BUILD	IS_ENABLED(CONFIG_SFRAME_UNWIND_VERIFY_FAIL)
 
 /*
  * vmlinux's rows are built off the boot path, by a worker on another CPU
@@ -536,7 +564,7 @@ static void sframe_vmlinux_rows_fn(struct work_struct *work)
 	size_t bytes;
 	int err = 0;
 
-	if (SFRAME_VMLINUX_CHECKED_BY_BUILD)
+	if (SFRAME_CHECKED_BY_BUILD)
 		bytes = sframe_rows_init_validate(&sframe_vmlinux, limit,
 						  &sframe_vmlinux_rows_mem, 0,
 						  &err);
@@ -567,7 +595,7 @@ static void sframe_vmlinux_rows_fn(struct work_struct *work)
 		sframe_vmlinux_rows_mem.nrows, sframe_vmlinux_rows_mem.nrules,
 		1U << sframe_vmlinux_rows_mem.shift, bytes,
 		div_u64(local_clock() - t0, NSEC_PER_USEC),
-		SFRAME_VMLINUX_CHECKED_BY_BUILD ? ", the section validated with them" : "");
+		SFRAME_CHECKED_BY_BUILD ? ", the section validated with them" : "");
 }
 
 static DECLARE_WORK(sframe_vmlinux_rows_work, sframe_vmlinux_rows_fn);
@@ -632,7 +660,7 @@ static int __init sframe_vmlinux_init(void)
 
 	err = sframe_table_init(&sframe_vmlinux, &index, __start_sframe, size,
 				(unsigned long)__start_sframe, false,
-				!SFRAME_VMLINUX_CHECKED_BY_BUILD);
+				!SFRAME_CHECKED_BY_BUILD);
 	/* Without index memory the section is still valid, only slower. */
 	if (err == -SFRAME_E_INDEX) {
 		pr_warn("vmlinux: no memory for the lookup index: lookups unindexed\n");
@@ -644,7 +672,7 @@ static int __init sframe_vmlinux_init(void)
 		return 0;
 	}
 	sframe_vmlinux_ready = true;
-	if (SFRAME_VMLINUX_CHECKED_BY_BUILD)
+	if (SFRAME_CHECKED_BY_BUILD)
 		pr_info("vmlinux: SFrame v%u, %u FDEs, %u FREs, %u bytes: opened and indexed in %llu us (checked by the build; validated with its rows, off the boot path)\n",
 			sframe_vmlinux.version, sframe_vmlinux.num_fdes,
 			sframe_vmlinux.num_fres, sframe_vmlinux.size,
@@ -698,7 +726,7 @@ static int sframe_module_find(const struct sframe_module_table *t,
 	for (p = t->parts; p < t->parts + t->nparts; p++) {
 		if (pc < p->lo || pc >= p->hi)
 			continue;
-		err = rows ? sframe_rows_or_find(&p->sec, &p->rows, pc, rule) :
+		err = rows ? sframe_part_rows_or_find(p, pc, rule) :
 			     sframe_find(&p->sec, pc, rule);
 		if (err != -SFRAME_E_NO_FDE)
 			return err;
@@ -1005,6 +1033,19 @@ static int sframe_module_nparts(const Elf_Shdr *s, unsigned int *n)
  */
 #define SFRAME_MODULE_SCAN_FRES	256
 
+/* Does no function of @p have more rows than a lookup may scan? */
+static bool sframe_module_scan_bounded(const struct sframe_part *p)
+{
+	struct sframe_fde fde;
+	u32 i;
+
+	for (i = 0; i < p->sec.num_fdes; i++)
+		if (sframe_get_fde(&p->sec, i, &fde) ||
+		    fde.num_fres > SFRAME_MODULE_SCAN_FRES)
+			return false;
+	return true;
+}
+
 static int sframe_module_bounded(struct sframe_part *p)
 {
 	struct sframe_fde fde;
@@ -1031,14 +1072,28 @@ static int sframe_module_bounded(struct sframe_part *p)
 }
 
 /*
+ * Validate part @p and build its rows in one pass; 0 bytes of rows: none
+ * (a module's text far from its init text makes too many blocks).
+ */
+static size_t sframe_part_validate(struct sframe_part *p, int *err)
+{
+	return sframe_rows_init_validate(&p->sec, SFRAME_ROWS_ALL, &p->rows,
+					 64 + 8 * p->sec.num_fdes, err);
+}
+
+/*
  * Open, index, validate and check every part of @t from .sframe @s.  The
  * index comes first (opened, a section keeps every read in bounds): its
  * order lets one pass validate a part and build its rows, where the part's
- * text is compact (see the index).
+ * text is compact (see the index).  With @defer, a part whose lookups stay
+ * bounded without rows is validated off the load path instead (@pending,
+ * see %SFRAME_CHECKED_BY_BUILD).  What must hold before the module runs
+ * is checked here: the functions lie in the module (its init text is
+ * gone later), and no lookup scans more than %SFRAME_MODULE_SCAN_FRES rows.
  */
 static int sframe_module_parts_init(struct module *mod,
 				    struct sframe_module_table *t,
-				    const Elf_Shdr *s)
+				    const Elf_Shdr *s, bool defer)
 {
 	const u8 *data = (const u8 *)s->sh_addr;
 	struct sframe_part *p;
@@ -1055,16 +1110,17 @@ static int sframe_module_parts_init(struct module *mod,
 		/* Without index memory the section is still valid, only slower. */
 		if (!err || err == -SFRAME_E_INDEX)
 			err = sframe_module_check_starts(mod, p);
+		if (err)
+			return err;
+		p->pending = defer && sframe_module_scan_bounded(p);
+		if (p->pending)
+			continue;
+		sframe_part_validate(p, &err);
 		if (!err)
-			sframe_rows_init_validate(&p->sec, SFRAME_ROWS_ALL,
-						  &p->rows,
-						  64 + 8 * p->sec.num_fdes,
-						  &err);
+			err = sframe_module_bounded(p);
 		if (err)
 			return err;
-		err = sframe_module_bounded(p);
-		if (err)
-			return err;
+		sframe_part_publish(p);
 	}
 	return 0;
 }
@@ -1078,6 +1134,48 @@ static void sframe_module_table_free(struct sframe_module_table *t)
 		sframe_rows_free(&t->parts[i].rows);
 	}
 	kvfree(t);
+}
+
+/*
+ * The check of the parts sframe_module_parts_init() left pending, off the
+ * load path: validation and rows in one pass, each part's rows published
+ * as they are done.  A part the check rejects withdraws the module's
+ * table, as if the load had refused it, and every answer cached from it.
+ * If the module is going meanwhile, sframe_module_free() has taken the
+ * table off the list and waits for this work before it frees the table.
+ */
+static void sframe_module_check_fn(struct work_struct *work)
+{
+	struct sframe_module_table *t =
+		container_of(work, struct sframe_module_table, check);
+	u64 t0 = local_clock();
+	struct sframe_part *p;
+	bool listed;
+	int err = 0;
+
+	for (p = t->parts; p < t->parts + t->nparts && !err; p++) {
+		if (!p->pending)
+			continue;
+		sframe_part_validate(p, &err);
+		if (!err)
+			sframe_part_publish(p);
+	}
+	mutex_lock(&sframe_modules_lock);
+	sframe_module_check_ns += local_clock() - t0;
+	listed = t->listed;
+	if (err && listed) {
+		list_del_rcu(&t->list);
+		t->listed = false;
+		sframe_kernel_gen_next();
+		/* Under the lock: the module may go once it is unlisted. */
+		pr_warn("%s: .sframe rejected: %s (%s)\n", module_name(t->mod),
+			sframe_errname(err), sframe_strerror(err));
+	}
+	mutex_unlock(&sframe_modules_lock);
+	if (!err || !listed)
+		return;
+	synchronize_rcu();
+	sframe_module_table_free(t);
 }
 
 /**
@@ -1104,6 +1202,7 @@ void sframe_module_init(struct module *mod, const Elf_Ehdr *hdr,
 	const char *what = ".sframe";
 	u64 t0 = local_clock();
 	unsigned int n, i;
+	bool pending = false;
 	u32 fdes = 0;
 	int err;
 
@@ -1133,13 +1232,15 @@ void sframe_module_init(struct module *mod, const Elf_Ehdr *hdr,
 			return;
 		t->mod = mod;
 		t->nparts = n;
+		INIT_WORK(&t->check, sframe_module_check_fn);
 		for (i = 0; i < ARRAY_SIZE(veneers); i++) {
 			if (!veneers[i])
 				continue;
 			t->veneers[i].lo = veneers[i]->sh_addr;
 			t->veneers[i].hi = veneers[i]->sh_addr + veneers[i]->sh_size;
 		}
-		err = sframe_module_parts_init(mod, t, sframe);
+		err = sframe_module_parts_init(mod, t, sframe,
+					       SFRAME_CHECKED_BY_BUILD);
 	}
 	if (!err) {
 		what = ".sframe_annot";
@@ -1159,16 +1260,22 @@ void sframe_module_init(struct module *mod, const Elf_Ehdr *hdr,
 			sframe_module_table_free(t);
 		return;
 	}
+	for (i = 0; i < n; i++) {
+		fdes += t->parts[i].sec.num_fdes;
+		pending |= t->parts[i].pending;
+	}
 	mutex_lock(&sframe_modules_lock);
 	list_add_rcu(&t->list, &sframe_modules);
+	t->listed = true;
 	sframe_kernel_gen_next();
 	sframe_module_load_ns += local_clock() - t0;
 	mutex_unlock(&sframe_modules_lock);
-	for (i = 0; i < n; i++)
-		fdes += t->parts[i].sec.num_fdes;
-	pr_debug("%s: SFrame v%u, %u sections, %u FDEs, %zu annotations, %zu fixups registered\n",
+	/* After the table is listed: its check may unlist it. */
+	if (pending)
+		queue_work(system_unbound_wq, &t->check);
+	pr_debug("%s: SFrame v%u, %u sections, %u FDEs, %zu annotations, %zu fixups registered%s\n",
 		 module_name(mod), t->parts[0].sec.version, n, fdes, t->annot.count,
-		 t->fixups.count);
+		 t->fixups.count, pending ? ", validated off the load path" : "");
 }
 
 /**
@@ -1183,6 +1290,7 @@ void sframe_module_free(struct module *mod)
 	list_for_each_entry(t, &sframe_modules, list) {
 		if (t->mod == mod) {
 			list_del_rcu(&t->list);
+			t->listed = false;
 			found = t;
 			break;
 		}
@@ -1192,6 +1300,8 @@ void sframe_module_free(struct module *mod)
 	mutex_unlock(&sframe_modules_lock);
 	if (!found)
 		return;
+	/* A check not started is not needed; one running reads the module. */
+	cancel_work_sync(&found->check);
 	synchronize_rcu();
 	sframe_module_table_free(found);
 }
@@ -1250,12 +1360,16 @@ EXPORT_SYMBOL_GPL(sframe_debugfs_dir);
 /*
  * debugfs sframe/module_load_ns: the time sframe_module_init() took over
  * every module it registered (what SFrame adds to loading a module; the
- * boot tests' module-load benchmark reads it around its loads).
+ * boot tests' module-load benchmark reads it around its loads), and
+ * sframe/module_check_ns: the time the checks off the load path took
+ * (sframe_module_check_fn()).
  */
 static int __init sframe_sections_debugfs_init(void)
 {
 	debugfs_create_u64("module_load_ns", 0400, sframe_debugfs_dir(),
 			   &sframe_module_load_ns);
+	debugfs_create_u64("module_check_ns", 0400, sframe_debugfs_dir(),
+			   &sframe_module_check_ns);
 	return 0;
 }
 late_initcall(sframe_sections_debugfs_init);

@@ -188,6 +188,30 @@ if [ -z "$tour" ] && want modules; then
 		check "rmmod $mod" rmmod "$mod"
 		check "$mod: module .sframe not rejected" sh -c "! dmesg | grep -q '$mod: .sframe[a-z_]* rejected'"
 	done
+	# A module whose .sframe opens but fails validation (one FRE short
+	# in its header): registered at load, withdrawn by its check (with
+	# the verifier in fail mode: off the load path, else at load), its
+	# addresses unknown afterwards.
+	if [ -f /lib/modules-broken/sframe_unwind_demo.ko ]; then
+		bd=sframe_unwind_demo
+		check "$bd with a malformed .sframe: loads" \
+			insmod /lib/modules-broken/$bd.ko
+		check "$bd with a malformed .sframe: its table withdrawn (SFRAME_E_NUM_FRES)" \
+			sh -c "for i in 1 2 3 4 5 6 7 8 9 10; do
+					dmesg | grep -q '$bd: .sframe rejected: SFRAME_E_NUM_FRES' &&
+						exit 0
+					sleep 1
+				done; exit 1"
+		bd_pc=$(awk -v m="[$bd]" '$2 ~ /^[tT]$/ && $4 == m { print "0x" $1; exit }' /proc/kallsyms)
+		check "$bd with a malformed .sframe: its addresses unknown ($bd_pc)" \
+			sh -c "grep -q ' /sys/kernel/debug ' /proc/mounts ||
+				mount -t debugfs none /sys/kernel/debug
+			[ -n '$bd_pc' ] && echo '$bd_pc' >/sys/kernel/debug/sframe/lookup &&
+			cat /sys/kernel/debug/sframe/lookup &&
+			grep -q 'SFRAME_E_NO_FDE' /sys/kernel/debug/sframe/lookup"
+		check "rmmod $bd (malformed .sframe)" rmmod $bd
+		log_clean "malformed module .sframe"
+	fi
 fi
 
 # First, on a clean system as they expect, the kernel's own livepatch

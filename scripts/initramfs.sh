@@ -263,7 +263,8 @@ $off
 EOT
 
 {
-	for d in /bin /dev /proc /sys /tmp /lib /lib/modules /lib/modules-test; do
+	for d in /bin /dev /proc /sys /tmp /lib /lib/modules /lib/modules-test \
+		 /lib/modules-broken; do
 		echo "dir $d 755 0 0"
 	done
 	echo "nod /dev/console 600 0 0 c 5 1"
@@ -297,8 +298,16 @@ EOT
 		aarch64-linux-gnu-objcopy \
 			--rename-section .text.ftrace_trampoline=.text.ftrace_trampoline_gone \
 			"$iso" "$tmp/broken/isofs.ko" || exit 1
-		echo "dir /lib/modules-broken 755 0 0"
 		echo "file /lib/modules-broken/isofs.ko $tmp/broken/isofs.ko 644 0 0"
+	fi
+	# the demo module with an .sframe that opens but fails validation:
+	# withdrawn by the check after its load
+	demo=$OUT/sframe-unwind/qemu/modules/sframe_unwind_demo.ko
+	if [ -f "$demo" ]; then
+		mkdir -p "$tmp/broken"
+		"$ROOT/qemu/modules/sframe-short-fres.py" "$demo" \
+			"$tmp/broken/sframe_unwind_demo.ko" || exit 1
+		echo "file /lib/modules-broken/sframe_unwind_demo.ko $tmp/broken/sframe_unwind_demo.ko 644 0 0"
 	fi
 	# every module of the build, installed as modprobe finds them
 	# (/lib/modules/RELEASE, modules.dep by depmod)
