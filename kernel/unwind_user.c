@@ -638,6 +638,23 @@ static struct sframe_user_sec *sframe_user_sec_of(unsigned long pc, u64 *id)
 	return NULL;
 }
 
+/*
+ * The id of current's mm's table, if it has one.  The walk runs with
+ * preemption disabled (sframe_user_callchain()): an RCU read-side
+ * section, so the table is not freed meanwhile.
+ */
+static __always_inline bool sframe_user_table_id(u64 *id)
+{
+	struct mm_struct *mm = current->mm;
+	struct sframe_user_mm *t;
+
+	t = mm ? rcu_dereference_sched(mm->sframe_user) : NULL;
+	if (!t)
+		return false;
+	*id = t->id;
+	return true;
+}
+
 /* The section of @pc in current's mm and its table's id, copied out. */
 static bool sframe_user_find_sec(unsigned long pc, struct sframe_user_sec *out,
 				 u64 *id)
@@ -920,6 +937,19 @@ sframe_user_set_of(unsigned long pc)
 			SFRAME_USER_CACHE_BITS - 1) * 2]);
 }
 
+/* The cached answer for @pc from table @id, or NULL. */
+static __always_inline const struct sframe_user_answer *
+sframe_user_cache_get(unsigned long pc, u64 id)
+{
+	const struct sframe_user_answer *a = sframe_user_set_of(pc);
+
+	if (READ_ONCE(a->pc) != pc || a->id != id)
+		a++;
+	if (READ_ONCE(a->pc) == pc && a->id == id)
+		return a;
+	return NULL;
+}
+
 static void sframe_user_cache_put(unsigned long pc, u64 id, int err,
 				  const struct sframe_rows_rule *rule)
 {
@@ -993,7 +1023,7 @@ static int sframe_user_rule(struct sframe_user_cursor *cur,
 			    unsigned long lookup, struct sframe_rows_rule *rule,
 			    u32 *left)
 {
-	struct sframe_user_answer *a;
+	const struct sframe_user_answer *a;
 	struct sframe_rule found;
 	struct sframe_user_sec us;
 	u32 budget;
@@ -1001,6 +1031,22 @@ static int sframe_user_rule(struct sframe_user_cursor *cur,
 	u64 id;
 	int err;
 
+	/*
+	 * The cache first: an answer is only stored under the id of the
+	 * table it came from, for a section whose answers that table lets
+	 * be cached (a change of %SFRAME_USER_NO_CACHE makes a new table),
+	 * so a hit needs no search of the sections.  Answers cached before
+	 * their section was refused are still given: they cost nothing.
+	 */
+	cache = READ_ONCE(sframe_user_cache_on);
+	if (cache && sframe_user_table_id(&id)) {
+		a = sframe_user_cache_get(lookup, id);
+		if (a) {
+			*rule = a->rule;
+			this_cpu_inc(sframe_user_stats.cache_hits);
+			return a->err;
+		}
+	}
 	if (!sframe_user_find_sec(lookup, &us, &id))
 		return SFRAME_USER_NO_SEC;	/* not an error */
 	if (test_bit(SFRAME_USER_REFUSED, &us.flags) &&
@@ -1008,18 +1054,7 @@ static int sframe_user_rule(struct sframe_user_cursor *cur,
 		this_cpu_inc(sframe_user_stats.refused);
 		return SFRAME_USER_STOP;
 	}
-	cache = READ_ONCE(sframe_user_cache_on) &&
-		!test_bit(SFRAME_USER_NO_CACHE, &us.flags);
-	if (cache) {
-		a = sframe_user_set_of(lookup);
-		if (READ_ONCE(a->pc) != lookup || a->id != id)
-			a++;
-		if (READ_ONCE(a->pc) == lookup && a->id == id) {
-			*rule = a->rule;
-			this_cpu_inc(sframe_user_stats.cache_hits);
-			return a->err;
-		}
-	}
+	cache = cache && !test_bit(SFRAME_USER_NO_CACHE, &us.flags);
 	budget = min_t(u32, SFRAME_USER_LOOKUP_COPIES, *left);
 	cur->budget = budget;
 	cur->spent = false;
