@@ -177,12 +177,15 @@ struct sframe_fde {
  * @start: start offset from the function (PCMASK: from the block) start
  * @off: section offset of the FRE
  * @next: section offset just past the FRE
+ * @end: from sframe_find_fre() of a function without PCMASK: the start of
+ *       the next row, or 0 after the last row; else 0
  * @info: FRE info byte
  */
 struct sframe_fre {
 	u32 start;
 	u32 off;
 	u32 next;
+	u32 end;
 	u8 info;
 };
 
@@ -231,6 +234,11 @@ struct sframe_loc {
  * @func_size: size of the function
  * @fde_index: index of the FDE
  * @fre_start: start offset of the FRE within the function (or block)
+ * @fre_end: from sframe_find() of a function without PCMASK: the end of
+ *           the FRE's range within the function (the next FRE's start, or
+ *           the function's size after the last FRE), so that the rule
+ *           holds from @func_start + @fre_start to @func_start + @fre_end;
+ *           else 0
  *
  * For an outermost frame (%SFRAME_RULE_OUTERMOST) only @flags and the
  * function fields are meaningful.
@@ -245,6 +253,7 @@ struct sframe_rule {
 	u32 func_size;
 	u32 fde_index;
 	u32 fre_start;
+	u32 fre_end;
 };
 
 /**

@@ -371,6 +371,8 @@ static __always_inline int sframe_scan_fres(const struct sframe_section *sec,
 	fre->start = prev;
 	fre->off = last;
 	fre->next = p;
+	/* The row above @off, if the scan stopped at one. */
+	fre->end = k ? row.start : 0;
 	return 0;
 }
 
@@ -401,6 +403,23 @@ static int sframe_scan_masks(const struct sframe_section *sec,
 	return found ? 0 : -SFRAME_E_NO_FRE;
 }
 
+/* sframe_scan_fres() for the start width of @fde's rows. */
+static __always_inline int sframe_scan_type(const struct sframe_section *sec,
+					    const struct sframe_fde *fde,
+					    u32 off, struct sframe_fre *fre)
+{
+	switch (SFRAME_FUNC_FRE_TYPE(fde->info)) {
+	case SFRAME_FRE_TYPE_ADDR1:
+		return sframe_scan_fres(sec, fde, off, 1, fre);
+	case SFRAME_FRE_TYPE_ADDR2:
+		return sframe_scan_fres(sec, fde, off, 2, fre);
+	case SFRAME_FRE_TYPE_ADDR4:
+		return sframe_scan_fres(sec, fde, off, 4, fre);
+	default:
+		return -SFRAME_E_FRE_TYPE;
+	}
+}
+
 /*
  * sframe_find_fre(), inlined into sframe_find().  @covers (a constant):
  * the caller found @fde by @pc, so it covers @pc (sframe_search()).
@@ -411,6 +430,7 @@ static __always_inline int sframe_locate_fre(const struct sframe_section *sec,
 					     struct sframe_fre *fre)
 {
 	u32 off;
+	int err;
 
 	if (!covers && !sframe_fde_covers(fde->start, fde->size, pc))
 		return -SFRAME_E_NO_FDE;
@@ -424,19 +444,12 @@ static __always_inline int sframe_locate_fre(const struct sframe_section *sec,
 		}
 		if (unlikely(!fde->rep_size))
 			return -SFRAME_E_REP_SIZE;
-		off %= fde->rep_size;
+		err = sframe_scan_type(sec, fde, off % fde->rep_size, fre);
+		/* A row's range repeats in every block: no one end. */
+		fre->end = 0;
+		return err;
 	}
-
-	switch (SFRAME_FUNC_FRE_TYPE(fde->info)) {
-	case SFRAME_FRE_TYPE_ADDR1:
-		return sframe_scan_fres(sec, fde, off, 1, fre);
-	case SFRAME_FRE_TYPE_ADDR2:
-		return sframe_scan_fres(sec, fde, off, 2, fre);
-	case SFRAME_FRE_TYPE_ADDR4:
-		return sframe_scan_fres(sec, fde, off, 4, fre);
-	default:
-		return -SFRAME_E_FRE_TYPE;
-	}
+	return sframe_scan_type(sec, fde, off, fre);
 }
 
 /**
@@ -518,6 +531,9 @@ int sframe_find(const struct sframe_section *sec, u64 pc,
 	err = sframe_locate_fre(sec, &fde, pc, true, &fre);
 	if (err)
 		return err;
-	return sframe_rule(sec, &fde, &fre, true, rule);
+	err = sframe_rule(sec, &fde, &fre, true, rule);
+	if (!err && !(rule->flags & SFRAME_RULE_PCMASK))
+		rule->fre_end = fre.end ? fre.end : fde.size;
+	return err;
 }
 EXPORT_SYMBOL_GPL(sframe_find);

@@ -294,6 +294,7 @@ static __always_inline int sframe_fre_at(const struct sframe_section *sec,
 	fre->start = sframe_get_uint(sec, b, asz);
 	fre->off = off;
 	fre->next = off + len;
+	fre->end = 0;
 	return 0;
 }
 

@@ -442,6 +442,7 @@ int sframe_rows_find(const struct sframe_rows *rows, u64 pc,
 	rule->func_size = 0;
 	rule->fde_index = 0;
 	rule->fre_start = 0;
+	rule->fre_end = 0;
 	return 0;
 }
 EXPORT_SYMBOL_GPL(sframe_rows_find);

@@ -288,6 +288,7 @@ static void test_rows(struct fixture *fx)
 		for (o = 0; o < ef->size; o++) {
 			uint64_t pc = ef->pc + o, off = o;
 			const struct exp_fre *e = NULL;
+			uint32_t next;
 			struct sframe_rule r;
 			struct sframe_fre fre;
 
@@ -319,6 +320,12 @@ static void test_rows(struct fixture *fx)
 				"pc 0x%" PRIx64 ": fre %s", pc, sframe_errname(err));
 			if (err)
 				continue;
+			/* The row's range ends where the next row starts. */
+			next = e + 1 < ef->fres + ef->nfres ? e[1].start : 0;
+			if (ef->pc_type)
+				next = 0;
+			T_CHECK(fre.end == next, "pc 0x%" PRIx64 ": fre end %u, want %u",
+				pc, fre.end, next);
 			err = sframe_fre_rule(&sec, &fde, &fre, &r);
 			T_CHECK(!err, "pc 0x%" PRIx64 ": rule %s", pc,
 				sframe_errname(err));
@@ -332,6 +339,10 @@ static void test_rows(struct fixture *fx)
 					g.fre_start == fre.start,
 					"pc 0x%" PRIx64 ": global lookup %s fde %u",
 					pc, sframe_errname(err), g.fde_index);
+				T_CHECK(err || g.fre_end ==
+					(ef->pc_type ? 0 : next ? next : ef->size),
+					"pc 0x%" PRIx64 ": rule's row ends at %u", pc,
+					g.fre_end);
 			}
 		}
 	}
