@@ -917,6 +917,25 @@ static DEFINE_PER_CPU(struct sframe_user_answer[1 << SFRAME_USER_CACHE_BITS],
 		      sframe_user_cache);
 static DEFINE_PER_CPU(unsigned int, sframe_user_nesting);
 
+/*
+ * The row cache: per CPU, by the 64-byte granule of the PC, rules with
+ * the range [@lo, @hi) of the row they came from (sframe_find()'s
+ * fre_end), under the same key and the same rules as the answer cache.
+ * The answer cache keeps one entry per PC; a sampled PC (a leaf's) is any
+ * instruction of a loop, and the rows of a loop are few.
+ */
+#define SFRAME_USER_ROW_BITS	6
+#define SFRAME_USER_ROW_SHIFT	6
+
+struct sframe_user_row {
+	unsigned long lo, hi;		/* hi 0: empty, or being filled */
+	u64 id;
+	struct sframe_rows_rule rule;
+};
+
+static DEFINE_PER_CPU(struct sframe_user_row[1 << SFRAME_USER_ROW_BITS],
+		      sframe_user_rows);
+
 /**
  * sframe_user_cache_bytes() - the memory of the user answer cache, per CPU
  *
@@ -924,7 +943,7 @@ static DEFINE_PER_CPU(unsigned int, sframe_user_nesting);
  */
 size_t sframe_user_cache_bytes(void)
 {
-	return sizeof(sframe_user_cache);
+	return sizeof(sframe_user_cache) + sizeof(sframe_user_rows);
 }
 
 static bool sframe_user_cache_on = true;
@@ -948,6 +967,46 @@ sframe_user_cache_get(unsigned long pc, u64 id)
 	if (READ_ONCE(a->pc) == pc && a->id == id)
 		return a;
 	return NULL;
+}
+
+static __always_inline struct sframe_user_row *
+sframe_user_row_of(unsigned long pc)
+{
+	return this_cpu_ptr(&sframe_user_rows[hash_long(pc >> SFRAME_USER_ROW_SHIFT,
+							SFRAME_USER_ROW_BITS)]);
+}
+
+/* The cached row of table @id holding @pc, or NULL. */
+static __always_inline const struct sframe_user_row *
+sframe_user_row_get(unsigned long pc, u64 id)
+{
+	const struct sframe_user_row *r = sframe_user_row_of(pc);
+
+	if (pc < READ_ONCE(r->hi) && pc >= r->lo && r->id == id)
+		return r;
+	return NULL;
+}
+
+/* Keep @found's row for the PCs of @pc's granule, as the answers are. */
+static void sframe_user_row_put(unsigned long pc, u64 id,
+				const struct sframe_rule *found,
+				const struct sframe_rows_rule *rule)
+{
+	struct sframe_user_row *r = sframe_user_row_of(pc);
+	unsigned long lo = found->func_start + found->fre_start;
+	unsigned long hi = found->func_start + found->fre_end;
+
+	/* Only a row that holds @pc, inside its function (a forged end). */
+	if (__this_cpu_read(sframe_user_nesting) != 1 || !found->fre_end ||
+	    found->fre_end > found->func_size || pc < lo || pc >= hi)
+		return;
+	WRITE_ONCE(r->hi, 0);
+	barrier();
+	r->lo = lo;
+	r->id = id;
+	r->rule = *rule;
+	barrier();
+	WRITE_ONCE(r->hi, hi);
 }
 
 static void sframe_user_cache_put(unsigned long pc, u64 id, int err,
@@ -1024,6 +1083,7 @@ static int sframe_user_rule(struct sframe_user_cursor *cur,
 			    u32 *left)
 {
 	const struct sframe_user_answer *a;
+	const struct sframe_user_row *row;
 	struct sframe_rule found;
 	struct sframe_user_sec us;
 	u32 budget;
@@ -1045,6 +1105,12 @@ static int sframe_user_rule(struct sframe_user_cursor *cur,
 			*rule = a->rule;
 			this_cpu_inc(sframe_user_stats.cache_hits);
 			return a->err;
+		}
+		row = sframe_user_row_get(lookup, id);
+		if (row) {
+			*rule = row->rule;
+			this_cpu_inc(sframe_user_stats.cache_hits);
+			return 0;
 		}
 	}
 	if (!sframe_user_find_sec(lookup, &us, &id))
@@ -1097,6 +1163,8 @@ static int sframe_user_rule(struct sframe_user_cursor *cur,
 	/* Answers of the section's bytes; not a failed read or a bad header. */
 	if (cache && (!err || err == -SFRAME_E_NO_FDE))
 		sframe_user_cache_put(lookup, id, err, rule);
+	if (cache && !err)
+		sframe_user_row_put(lookup, id, &found, rule);
 	return err;
 }
 
