@@ -1270,12 +1270,15 @@ void sframe_module_init(struct module *mod, const Elf_Ehdr *hdr,
 	sframe_kernel_gen_next();
 	sframe_module_load_ns += local_clock() - t0;
 	mutex_unlock(&sframe_modules_lock);
-	/* After the table is listed: its check may unlist it. */
-	if (pending)
-		queue_work(system_unbound_wq, &t->check);
 	pr_debug("%s: SFrame v%u, %u sections, %u FDEs, %zu annotations, %zu fixups registered%s\n",
 		 module_name(mod), t->parts[0].sec.version, n, fdes, t->annot.count,
 		 t->fixups.count, pending ? ", validated off the load path" : "");
+	/*
+	 * Last: the check may unlist and free the table (it must be listed
+	 * for that), so nothing here reads it afterwards.
+	 */
+	if (pending)
+		queue_work(system_unbound_wq, &t->check);
 }
 
 /**
