@@ -765,9 +765,18 @@ fi
 #     epilogues, where a frame-pointer walk skips the caller)
 #   chain-nosframe: neither; numbers only. The frame-pointer fallback over
 #     code without frame pointers skips frames (wrong chains) by design.
+# First the checker itself (chain-fp -c): its verdicts on chains made up from
+# the frame-pointer build's own functions, blind spots included.
 # USER_UNWIND_SAMPLES: samples per build (default 1000).
 user_unwind_tests() {
 	uu_n=${USER_UNWIND_SAMPLES:-1000}
+	if /usr/test/chain-fp -c >/tmp/user-unwind.out 2>&1; then
+		uu_v=PASS
+	else
+		uu_v=FAIL
+	fi
+	echo "$uu_v: user unwind: the checker: $(sed -n 's/^sampler: chain-fp: check: \([0-9]* of .*\)/\1/p' /tmp/user-unwind.out)"
+	[ "$uu_v" = PASS ] || sed 's/^/    /' /tmp/user-unwind.out
 	for uu_case in "chain-sframe-static|-e|>= 95% complete, 0 wrong" \
 		       "chain-sframe-dyn|-e|>= 95% complete, 0 wrong" \
 		       "chain-clang-static|-e|>= 95% complete, 0 wrong" \

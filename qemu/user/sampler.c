@@ -585,6 +585,19 @@ static enum verdict check_chain(const uint64_t *ips, uint64_t nr, uint64_t ip,
 		return SHORT;
 	}
 	c = ips[bad] < PERF_CONTEXT_MAX ? find_sym(ips[bad]) : NULL;
+	/*
+	 * main skipped at a blind spot of w_outer: the next entry is main's
+	 * caller, outside the chain (the C library's start code).
+	 */
+	if (bad == 2 && k == 0 && fp_blind_spot(s, ip) &&
+	    (!c || (c->level < 0 && !c->plt && after_call(c, ips[bad])))) {
+		st->skipped++;
+		st->blind++;
+		snprintf(why, len, "%s: entry 2 is %s: the caller main is skipped at a "
+			 "frame-pointer blind spot", fp_mode ? "fp-blind" : "wrong",
+			 symbolize(ips[bad], b1, sizeof(b1)));
+		return fp_mode ? FP_BLIND : WRONG;
+	}
 	if (c && !c->plt && c->level == k) {
 		snprintf(why, len, "wrong: entry %llu is %s, in %s but not after a call",
 			 (unsigned long long)bad, symbolize(ips[bad], b1, sizeof(b1)),
@@ -738,6 +751,7 @@ struct options {
 	unsigned long nsamples, period_us, timeout, run_only, ring_pages;
 	unsigned long exec_ms;		/* -x: short-lived exec'd runs */
 	bool expect_complete, expect_right;
+	bool check;			/* -c */
 	const char *self_test;		/* -s fp|eh */
 	double threshold;
 };
@@ -1098,6 +1112,120 @@ static void self_finish(struct sample_ctx *ctx)
 		account(ctx, self_buf[i].ips, self_buf[i].nr, self_buf[i].ip);
 }
 
+/* ---- -c: the checker's verdicts on made-up chains -------------------------- */
+
+static uint64_t main_ra;		/* main's return address, in the C library */
+
+static const struct sym *chain_sym(int level)
+{
+	size_t j;
+
+	for (j = 0; j < nsyms; j++)
+		if (syms[j].level == level && !syms[j].plt)
+			return &syms[j];
+	return NULL;
+}
+
+/* the first instruction of s after its frame-pointer blind spot at entry */
+static uint64_t past_blind_spot(const struct sym *s)
+{
+	uint64_t a, step = 1;
+
+#if defined(__aarch64__)
+	step = 4;
+#endif
+	for (a = s->start; a < s->end; a += step)
+		if (!fp_blind_spot(s, a))
+			return a;
+	return 0;
+}
+
+/* the first return address of a call in s */
+static uint64_t first_call_site(const struct sym *s)
+{
+	uint64_t a;
+
+	for (a = s->start + 1; a <= s->end; a++)
+		if (after_call(s, a))
+			return a;
+	return 0;
+}
+
+/*
+ * Checks check_chain() against chains built from this binary's own
+ * functions, with known verdicts: a frame-pointer build's blind spots at
+ * the entry of w_outer (main skipped) and of w_a (w_outer skipped), a
+ * caller skipped elsewhere, two callers skipped, a short chain. Returns
+ * the number of cases that got another verdict.
+ */
+static int check_checker(void)
+{
+	static const char *const vname[] = { "complete", "short", "wrong", "fp-blind", "other" };
+	const struct sym *m = chain_sym(0), *o = chain_sym(1), *a = chain_sym(2);
+	uint64_t in_main, in_outer, o_mid, a_mid;
+	struct {
+		const char *what;
+		uint64_t ip, nr, ips[4];
+		enum verdict fp, nofp;
+	} t[7];
+	struct stats st = { 0 };
+	char why[256];
+	int i, n = 0, bad = 0;
+
+	if (!m || !o || !a) {
+		printf("sampler: %s: check: main, w_outer or w_a not found\n", prog);
+		return 1;
+	}
+	in_main = first_call_site(m);
+	in_outer = first_call_site(o);
+	o_mid = past_blind_spot(o);
+	a_mid = past_blind_spot(a);
+	if (!in_main || !in_outer || !o_mid || !a_mid || o_mid == o->start ||
+	    a_mid == a->start || !main_ra) {
+		printf("sampler: %s: check: no call site or no frame-pointer prologue "
+		       "(a frame-pointer build?)\n", prog);
+		return 1;
+	}
+#define CASE(w, i0, f, nf, ...) do {					\
+	const uint64_t c_[] = { PERF_CONTEXT_USER, i0, __VA_ARGS__ };		\
+									\
+	t[n].what = w;							\
+	t[n].ip = i0;							\
+	t[n].nr = sizeof(c_) / sizeof(c_[0]);				\
+	memcpy(t[n].ips, c_, sizeof(c_));				\
+	t[n].fp = f;							\
+	t[n].nofp = nf;							\
+	n++;								\
+} while (0)
+	CASE("w_outer in its body", o_mid, COMPLETE, COMPLETE, in_main, main_ra);
+	CASE("w_a in its body", a_mid, COMPLETE, COMPLETE, in_outer, in_main);
+	CASE("w_outer at its entry, main skipped", o->start, FP_BLIND, WRONG, main_ra);
+	CASE("w_a at its entry, w_outer skipped", a->start, FP_BLIND, WRONG, in_main);
+	CASE("w_outer in its body, main skipped", o_mid, WRONG, WRONG, main_ra);
+	CASE("w_a at its entry, two callers skipped", a->start, WRONG, WRONG, main_ra);
+	CASE("w_a in its body, ends after w_outer", a_mid, SHORT, SHORT, in_outer);
+#undef CASE
+	for (i = 0; i < n; i++) {
+		int fp;
+
+		for (fp = 0; fp < 2; fp++) {
+			enum verdict want = fp ? t[i].fp : t[i].nofp;
+			enum verdict got;
+
+			why[0] = 0;
+			got = check_chain(t[i].ips, t[i].nr, t[i].ip, fp, &st, why, sizeof(why));
+			if (got == want)
+				continue;
+			printf("sampler: %s: check: %s%s: %s, expected %s (%s)\n", prog,
+			       t[i].what, fp ? " (-f)" : "", vname[got], vname[want], why);
+			bad++;
+		}
+	}
+	printf("sampler: %s: check: %d of %d verdicts on made-up chains right\n",
+	       prog, 2 * n - bad, 2 * n);
+	return bad;
+}
+
 /* ---- main ---------------------------------------------------------------- */
 
 static void stop_chain(int sig)
@@ -1190,6 +1318,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: %s [-n SAMPLES] [-p PERIOD_US] [-e [-t PERCENT]] [-f] [-w] [-q|-v]\n"
 		"          [-T SECONDS] [-b PAGES] [-s fp|eh]\n"
+		"       %s -c               (check the checker on made-up chains)\n"
 		"       %s -r SECONDS       (run the workload only, no sampling)\n"
 		"       %s -x MS [options]  (sample short-lived runs of MS ms, exec'd)\n"
 		"  -n  checked samples to take (default 2000)\n"
@@ -1204,7 +1333,7 @@ static void usage(void)
 		"  -b  data pages of the ring buffer, a power of 2 (default 64)\n"
 		"  -s  self-test without perf, in-process: SIGPROF and a frame-pointer walk\n"
 		"      (fp) or the C library's backtrace() (eh: .eh_frame)\n",
-		prog, prog, prog);
+		prog, prog, prog, prog);
 	exit(2);
 }
 
@@ -1222,8 +1351,11 @@ int main(int argc, char **argv)
 	/* the short-lived child of -x: straight to the chain */
 	if (argc == 3 && !strcmp(argv[1], "-R"))
 		return run_short(argv[2]);
-	while ((c = getopt(argc, argv, "b:n:p:t:T:efwqvr:s:x:")) != -1) {
+	while ((c = getopt(argc, argv, "b:cn:p:t:T:efwqvr:s:x:")) != -1) {
 		switch (c) {
+		case 'c':
+			opt.check = true;
+			break;
 		case 'b':
 			opt.ring_pages = strtoul(optarg, NULL, 0);
 			break;
@@ -1276,6 +1408,9 @@ int main(int argc, char **argv)
 	if (ctx.verbose)
 		print_symbols();
 	ctx.limit = opt.nsamples;
+	main_ra = (uint64_t)(uintptr_t)__builtin_return_address(0);
+	if (opt.check)
+		return check_checker() ? 1 : 0;
 
 	if (opt.run_only) {		/* the workload alone, e.g. under qemu-user */
 		signal(SIGALRM, stop_chain);
