@@ -20,6 +20,12 @@
 # section is ready for lookups at boot (ms, and ms per MB).
 # A benchmark, not a test: it fails only when a run gives no numbers.
 # Logs: build/logs/bench-ARCH-{icount1,icount2,tcg}.log.
+#
+# PROFILE=1: instead, one icount run with QEMU's plugin
+# tools/bench/insn-profile.c counting the instructions at each kernel
+# address in each phase of the benchmark, then the functions that
+# executed most of them per walk (tools/bench/insn-profile.py; the whole
+# profile: build/logs/bench-ARCH-profile.txt).
 set -euo pipefail
 
 . "$(dirname "$0")/common.sh"
@@ -32,13 +38,31 @@ initrd=$KB/initramfs-$A.cpio.gz
 # run NAME CPUS QEMU-OPTIONS...: boot, keep the console log
 run() {
 	local name=$1 log=$LOGS/bench-$A-$1.log
-	SMP=$2 qemu_cmd "$A" "$initrd" "panic=-1 kunit.enable=0 sframe_only=bench"
+	SMP=$2 qemu_cmd "$A" "$initrd" "panic=-1 kunit.enable=0 sframe_only=bench${APPEND:+ $APPEND}"
 	shift 2
 	echo "[bench $A] $name: boot (log: ${log#"$ROOT"/})"
 	timeout -k 5 900 "${QEMU[@]}" "$@" </dev/null 2>&1 | tr -d '\r' >"$log" || true
 	grep -q 'sframe_unwind_demo: bench: arch_stack_walk:' "$log" ||
 		{ echo "[bench $A] $name: no benchmark in the log"; exit 1; }
 }
+if [ -n "${PROFILE:-}" ]; then
+	plugin=$ROOT/build/bench/insn-profile.so
+	mkdir -p "${plugin%/*}"
+	if [ ! -f "$plugin" ] || [ "$ROOT/tools/bench/insn-profile.c" -nt "$plugin" ]; then
+		gcc -O2 -Wall -Wextra -fPIC -shared -fvisibility=hidden \
+			-o "$plugin" "$ROOT/tools/bench/insn-profile.c"
+	fi
+	prof=$LOGS/bench-$A-profile.txt
+	# nokaslr: the addresses are vmlinux's
+	APPEND=nokaslr run profile 1 -icount shift=0,sleep=off -plugin "$plugin,out=$prof"
+	# walks per phase: stacks x rounds
+	walks=$(sed -n 's/.*bench: \([0-9]*\) stacks x \([0-9]*\) rounds.*/\1 \2/p' \
+		"$LOGS/bench-$A-profile.log" | awk '{ print $1 * $2; exit }')
+	echo "[bench $A] instructions per walk (${walks:-?} walks per phase; [other]: modules, the benchmark's callback)"
+	"$ROOT/tools/bench/insn-profile.py" --per "${walks:-1}" --phase 1,2,3 \
+		"$prof" "$OUT/vmlinux"
+	exit 0
+fi
 run icount1 1 -icount shift=0,sleep=off
 run icount2 1 -icount shift=0,sleep=off
 run tcg 2

@@ -249,6 +249,29 @@ static inline u64 demo_now(void)
 	return get_cycles();
 }
 
+/*
+ * Phase markers for tools/bench/insn-profile.c (make bench-kernel
+ * PROFILE=1): instructions that do nothing and carry the number of the
+ * bench phase that begins, so that a profile of the guest's instructions
+ * tells the phases apart.
+ */
+enum demo_phase {
+	DEMO_OTHER, DEMO_WARM, DEMO_REF, DEMO_COLD, DEMO_START, DEMO_RELIABLE,
+	DEMO_REF_RELIABLE, DEMO_LOOKUPS,
+};
+
+#if defined(CONFIG_ARM64)
+#define DEMO_MARK(phase) ({						\
+	asm volatile(".inst 0xd280001f | ((0x5a00 + %c0) << 5)" :: "i" (phase)); \
+})
+#elif defined(CONFIG_X86_64)
+#define DEMO_MARK(phase) ({						\
+	asm volatile("nopl 0x5a5a0000 + %c0(%%rax)" :: "i" (phase));	\
+})
+#else
+#define DEMO_MARK(phase) do { } while (0)
+#endif
+
 struct demo_bench {
 	u64 ns_ours, ns_ref, ns_ours_rel, ns_ref_rel, ns_annot, ns_find;
 	u64 ns_uncached;
@@ -283,19 +306,23 @@ static int demo_bench_one(struct task_struct *task, void *arg)
 	/* warm up */
 	sframe_stack_walk(demo_count, &dummy, task, NULL);
 	sframe_ref_walk(demo_count, &dummy, task, false);
+	DEMO_MARK(DEMO_WARM);
 	t0 = demo_now();
 	for (r = 0; r < rounds; r++)
 		sframe_stack_walk(demo_count, &n_ours, task, NULL);
 	t1 = demo_now();
+	DEMO_MARK(DEMO_REF);
 	for (r = 0; r < rounds; r++)
 		sframe_ref_walk(demo_count, &n_ref, task, false);
 	t2 = demo_now();
+	DEMO_MARK(DEMO_OTHER);
 	b->ns_ours += t1 - t0;
 	b->ns_ref += t2 - t1;
 	b->frames_ours += n_ours / rounds;
 	b->frames_ref += n_ref / rounds;
 
 	/* Cold: the lookup cache emptied before every walk. */
+	DEMO_MARK(DEMO_COLD);
 	t0 = demo_now();
 	for (r = 0; r < rounds; r++) {
 		sframe_kernel_cache_flush();
@@ -304,6 +331,7 @@ static int demo_bench_one(struct task_struct *task, void *arg)
 	t1 = demo_now();
 	b->ns_cold += t1 - t0;
 	/* The start of a walk alone. */
+	DEMO_MARK(DEMO_START);
 	t0 = demo_now();
 	for (r = 0; r < rounds; r++)
 		sframe_unwind_start(&b->st, task, NULL);
@@ -311,15 +339,18 @@ static int demo_bench_one(struct task_struct *task, void *arg)
 	b->ns_start += t1 - t0;
 
 	/* The reliable walks (ORC's too on x86_64). */
+	DEMO_MARK(DEMO_RELIABLE);
 	t0 = demo_now();
 	for (r = 0; r < rounds; r++)
 		rel = sframe_stack_walk_reliable(demo_count, &dummy, task);
 	t1 = demo_now();
+	DEMO_MARK(DEMO_REF_RELIABLE);
 #ifdef CONFIG_X86_64
 	for (r = 0; r < rounds; r++)
 		sframe_ref_walk(demo_count, &dummy, task, true);
 #endif
 	t2 = demo_now();
+	DEMO_MARK(DEMO_LOOKUPS);
 	b->ns_ours_rel += t1 - t0;
 	b->ns_ref_rel += t2 - t1;
 	b->reliable += !rel;
@@ -358,6 +389,7 @@ static int demo_bench_one(struct task_struct *task, void *arg)
 	t1 = demo_now();
 	b->ns_uncached += t1 - t0;
 	b->lookups += b->t.n > 1 ? (b->t.n - 1) * rounds : 0;
+	DEMO_MARK(DEMO_OTHER);
 	return 0;
 }
 
