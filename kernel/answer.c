@@ -41,6 +41,8 @@ static DEFINE_PER_CPU(bool, sframe_cache_filling);
 
 /* vmlinux's rules as the step uses them, by rule id of its rows, or NULL */
 static const struct sframe_rows_rule *sframe_vmlinux_step_rules;
+/* An empty rule in the step's shape, set before those rules are published */
+static struct sframe_rows_rule sframe_empty_step_rule;
 
 static const struct sframe_step_arch sframe_kernel_arch = SFRAME_ARCH_STEP;
 
@@ -85,7 +87,11 @@ static void sframe_unwind_tables_fn(struct work_struct *work)
 	}
 	for (i = 0; i < rows->nrules; i++)
 		sframe_kernel_step_rule(&step[i]);
-	/* Complete before the pointer: pairs with the lookups' acquire. */
+	sframe_kernel_step_rule(&sframe_empty_step_rule);
+	/*
+	 * The rules and the empty rule complete before the pointer: pairs
+	 * with the lookups' acquire.
+	 */
 	smp_store_release(&sframe_vmlinux_step_rules, step);
 	pr_info("vmlinux: unwinder rules: %u rules: %zu bytes (built in %llu us, off the boot path)\n",
 		rows->nrules, rows->nrules * sizeof(*step),
@@ -169,23 +175,32 @@ static noinline void sframe_answer_uncached(unsigned long pc,
 	ans->rule = &ans->own;
 }
 
-/* The answer for @pc, looked up afresh into @ans. */
+/*
+ * The answer for @pc, looked up afresh into @ans.  vmlinux's rows answer
+ * its text but for their %SFRAME_ROWS_CORE rows: a rule, or no function
+ * there (a gap between functions, where entry code without SFrame lies,
+ * with its annotations), which sframe_kernel_find_all() would only find
+ * again from the same rows.
+ */
 static void sframe_answer_compute(unsigned long pc, struct sframe_answer *ans)
 {
 	const struct sframe_rows_rule *step, *r = NULL;
-	const struct sframe_rows *rows = NULL;
-	int err;
+	const struct sframe_rows *rows;
+	int err = 1;
 
 	/* Pairs with the worker's release: @step and the rows are complete. */
 	step = smp_load_acquire(&sframe_vmlinux_step_rules);
 	if (step && sframe_vmlinux_text(pc)) {
 		rows = sframe_vmlinux_rows();
 		r = sframe_rows_rule_of(rows, pc, &err);
+		if (r)
+			ans->rule = &step[r - rows->rules];
 	}
-	if (r) {
+	if (r || err < 0) {
 		ans->annot = sframe_annot_search(&sframe_vmlinux_annot, pc);
-		ans->rule = &step[r - rows->rules];
-		ans->err = 0;
+		ans->err = r ? 0 : err;
+		if (!r)
+			ans->rule = &sframe_empty_step_rule;
 	} else {
 		sframe_answer_uncached(pc, ans);
 	}
