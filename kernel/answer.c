@@ -182,7 +182,8 @@ static noinline void sframe_answer_uncached(unsigned long pc,
  * with its annotations), which sframe_kernel_find_all() would only find
  * again from the same rows.
  */
-static void sframe_answer_compute(unsigned long pc, struct sframe_answer *ans)
+static __always_inline void sframe_answer_compute(unsigned long pc,
+						  struct sframe_answer *ans)
 {
 	const struct sframe_rows_rule *step, *r = NULL;
 	const struct sframe_rows *rows;
@@ -192,7 +193,7 @@ static void sframe_answer_compute(unsigned long pc, struct sframe_answer *ans)
 	step = smp_load_acquire(&sframe_vmlinux_step_rules);
 	if (step && sframe_vmlinux_text(pc)) {
 		rows = sframe_vmlinux_rows();
-		r = sframe_rows_rule_of(rows, pc, &err);
+		r = sframe_rows_lookup(rows, pc, &err);
 		if (r)
 			ans->rule = &step[r - rows->rules];
 	}
@@ -204,7 +205,7 @@ static void sframe_answer_compute(unsigned long pc, struct sframe_answer *ans)
 	} else {
 		sframe_answer_uncached(pc, ans);
 	}
-	ans->after_call = sframe_arch_after_call(pc + 1);
+	ans->after_call = sframe_arch_after_call_inline(pc + 1);
 	ans->plain = !ans->annot && !ans->err && ans->after_call;
 }
 

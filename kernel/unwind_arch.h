@@ -13,8 +13,12 @@
 #include <sframe/sframe.h>
 #include <sframe/step.h>
 #include <sframe/unwind.h>
+#include <asm/sections.h>
 #ifdef CONFIG_ARM64
+#include <asm/insn.h>
 #include <asm/pointer_auth.h>
+#else
+#include <asm/text-patching.h>
 #endif
 
 /* DWARF numbers of the stack and frame pointer, as SFrame rules name them. */
@@ -101,6 +105,30 @@ bool sframe_arch_entry_rule(struct sframe_unwind_state *state,
 
 /* Does the kernel text address @ra follow a call instruction? */
 bool sframe_arch_after_call(unsigned long ra);
+
+/*
+ * sframe_arch_after_call() with its most common cases inline: vmlinux text
+ * after a direct call ("call rel32", "bl"), or on x86_64 after "call *%reg"
+ * (ff d0+reg, also with a REX prefix: kthread functions, work items, the
+ * retpoline thunk calls the alternatives turn into indirect calls).
+ */
+static __always_inline bool sframe_arch_after_call_inline(unsigned long ra)
+{
+#ifdef CONFIG_X86_64
+	const u8 *b = (const u8 *)ra;
+
+	if (__is_kernel_text(ra - CALL_INSN_SIZE) && __is_kernel_text(ra) &&
+	    (b[-CALL_INSN_SIZE] == CALL_INSN_OPCODE ||
+	     (b[-2] == 0xff && (b[-1] & 0xf8) == 0xd0)))
+		return true;
+#elif defined(CONFIG_ARM64)
+	if (IS_ALIGNED(ra, AARCH64_INSN_SIZE) &&
+	    __is_kernel_text(ra - AARCH64_INSN_SIZE) && __is_kernel_text(ra) &&
+	    aarch64_insn_is_bl(le32_to_cpu(*(const __le32 *)(ra - AARCH64_INSN_SIZE))))
+		return true;
+#endif
+	return sframe_arch_after_call(ra);
+}
 
 /*
  * user_mode() of @regs without a KASAN check: a best-effort walk of a task

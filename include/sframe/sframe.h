@@ -533,6 +533,60 @@ static __always_inline bool sframe_block_bounds(const u32 *first, u64 nblocks,
 	return true;
 }
 
+/*
+ * sframe_rows_rule_of() inline, for the kernel's lookup cache fill: one
+ * block read and a short binary search, not worth a call.
+ */
+static __always_inline const struct sframe_rows_rule *
+sframe_rows_lookup(const struct sframe_rows *rows, u64 pc, int *err)
+{
+	u32 off, key, first, lo, hi, n, half;
+	u16 id;
+
+	*err = -SFRAME_E_NO_FDE;
+	if (pc < rows->base || pc >= rows->end || !rows->nrows) {
+		/* At or above the rows' limit: ask the core. */
+		if (pc >= rows->limit)
+			*err = 1;
+		return NULL;
+	}
+	off = pc - rows->base;
+	if (!sframe_block_bounds(rows->block, rows->nblocks, rows->shift, off,
+				 &first, &hi) || !hi)
+		return NULL;
+	/*
+	 * Rows @first to @hi - 1 start in the block, above its beginning;
+	 * row @first - 1 covers the beginning.  A row in the block starts at
+	 * or below @off if its key is below @off's.
+	 */
+	key = off & ((1U << rows->shift) - 1);
+	lo = first ? first - 1 : 0;
+	n = hi - lo;
+	/*
+	 * The last row at or before @off: one of the @n rows from @lo.  Each
+	 * step keeps the rows from the middle one on if it starts at or
+	 * before @off, else at least those before it; no branch on the data.
+	 * It compares rows from @first on only.
+	 */
+	while (n > 1) {
+		half = n / 2;
+		lo = rows->start[lo + half] < key ? lo + half : lo;
+		n -= half;
+	}
+	/* Below the first row: a function without size began the range. */
+	if (lo >= first && rows->start[lo] >= key)
+		return NULL;
+	id = rows->id[lo];
+	if (id == SFRAME_ROWS_GAP)
+		return NULL;
+	if (id == SFRAME_ROWS_CORE) {
+		*err = 1;
+		return NULL;
+	}
+	*err = 0;
+	return &rows->rules[id];
+}
+
 /* AArch64 (either byte order): signed return addresses, PAC keys. */
 static inline bool sframe_abi_aarch64(const struct sframe_section *sec)
 {

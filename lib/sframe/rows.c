@@ -371,51 +371,7 @@ EXPORT_SYMBOL_GPL(sframe_rows_build);
 const struct sframe_rows_rule *sframe_rows_rule_of(const struct sframe_rows *rows,
 						   u64 pc, int *err)
 {
-	u32 off, key, first, lo, hi, n, half;
-	u16 id;
-
-	*err = -SFRAME_E_NO_FDE;
-	if (pc < rows->base || pc >= rows->end || !rows->nrows) {
-		/* At or above the rows' limit: ask the core. */
-		if (pc >= rows->limit)
-			*err = 1;
-		return NULL;
-	}
-	off = pc - rows->base;
-	if (!sframe_block_bounds(rows->block, rows->nblocks, rows->shift, off,
-				 &first, &hi) || !hi)
-		return NULL;
-	/*
-	 * Rows @first to @hi - 1 start in the block, above its beginning;
-	 * row @first - 1 covers the beginning.  A row in the block starts at
-	 * or below @off if its key is below @off's.
-	 */
-	key = off & ((1U << rows->shift) - 1);
-	lo = first ? first - 1 : 0;
-	n = hi - lo;
-	/*
-	 * The last row at or before @off: one of the @n rows from @lo.  Each
-	 * step keeps the rows from the middle one on if it starts at or
-	 * before @off, else at least those before it; no branch on the data.
-	 * It compares rows from @first on only.
-	 */
-	while (n > 1) {
-		half = n / 2;
-		lo = rows->start[lo + half] < key ? lo + half : lo;
-		n -= half;
-	}
-	/* Below the first row: a function without size began the range. */
-	if (lo >= first && rows->start[lo] >= key)
-		return NULL;
-	id = rows->id[lo];
-	if (id == SFRAME_ROWS_GAP)
-		return NULL;
-	if (id == SFRAME_ROWS_CORE) {
-		*err = 1;
-		return NULL;
-	}
-	*err = 0;
-	return &rows->rules[id];
+	return sframe_rows_lookup(rows, pc, err);
 }
 EXPORT_SYMBOL_GPL(sframe_rows_rule_of);
 
