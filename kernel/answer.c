@@ -187,18 +187,21 @@ static __always_inline void sframe_answer_compute(unsigned long pc,
 {
 	const struct sframe_rows_rule *step, *r = NULL;
 	const struct sframe_rows *rows;
+	bool marked = true;
 	int err = 1;
 
 	/* Pairs with the worker's release: @step and the rows are complete. */
 	step = smp_load_acquire(&sframe_vmlinux_step_rules);
 	if (step && sframe_vmlinux_text(pc)) {
 		rows = sframe_vmlinux_rows();
-		r = sframe_rows_lookup(rows, pc, &err);
+		r = sframe_rows_lookup(rows, pc, &err, &marked);
 		if (r)
 			ans->rule = &step[r - rows->rules];
 	}
 	if (r || err < 0) {
-		ans->annot = sframe_annot_search(&sframe_vmlinux_annot, pc);
+		/* No annotation meets an unmarked row (sframe_vmlinux_rows_fn()). */
+		ans->annot = r && !marked ? NULL :
+			     sframe_annot_search(&sframe_vmlinux_annot, pc);
 		ans->err = r ? 0 : err;
 		if (!r)
 			ans->rule = &sframe_empty_step_rule;

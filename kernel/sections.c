@@ -557,6 +557,15 @@ static void __init sframe_vmlinux_annot_init(void)
  * its rows, and the block index would span the data between the two.
  * The boot's lookups in the init text decode the section.
  */
+/* sframe_rows_mark()'s ranges: the entries of an annotation table */
+static void sframe_annot_range(void *ctx, u32 i, u64 *lo, u64 *hi)
+{
+	const struct sframe_annot_table *t = ctx;
+
+	*lo = sframe_annot_start(&t->entries[i]);
+	*hi = *lo + t->entries[i].len;
+}
+
 static void sframe_vmlinux_rows_fn(struct work_struct *work)
 {
 	const u64 limit = (unsigned long)_etext;
@@ -589,6 +598,13 @@ static void sframe_vmlinux_rows_fn(struct work_struct *work)
 		return;
 	}
 	sframe_vmlinux_rows_bytes = bytes;
+	/*
+	 * The rows any annotation meets are marked: lookups elsewhere need
+	 * not search the annotations (sframe_answer_compute()).
+	 */
+	BUILD_BUG_ON(SFRAME_ROWS_MAX_RULES > SFRAME_ROWS_MARK);
+	sframe_rows_mark(&sframe_vmlinux_rows_mem, sframe_vmlinux_annot.count,
+			 sframe_annot_range, &sframe_vmlinux_annot);
 	/* Rows complete before the pointer: pairs with the lookups' acquire. */
 	smp_store_release(&sframe_vmlinux_rows_pub, &sframe_vmlinux_rows_mem);
 	pr_info("vmlinux: decoded rows: %u rows, %u rules, %u-byte blocks: %zu bytes (built in %llu us, off the boot path%s)\n",

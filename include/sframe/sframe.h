@@ -307,6 +307,8 @@ static inline void sframe_rule_set_recovery(struct sframe_rule *rule,
 #define SFRAME_ROWS_CORE	0xfffe	/* ask sframe_find() (PCMASK FDEs...) */
 /* Most distinct rules a rows table holds (more: SFRAME_ROWS_CORE rows) */
 #define SFRAME_ROWS_MAX_RULES	2048
+/* In a rule row's id: the row is marked (sframe_rows_mark()) */
+#define SFRAME_ROWS_MARK	0x8000
 /* A rows table's limit when it has rows for every function */
 #define SFRAME_ROWS_ALL		(~0ULL)
 /* Largest block of a rows table: a row keeps its start in a block in 16 bits */
@@ -399,6 +401,9 @@ int sframe_rows_build(const struct sframe_section *sec, unsigned int shift,
 		      u64 limit, struct sframe_rows *rows, u16 *hash);
 const struct sframe_rows_rule *sframe_rows_rule_of(const struct sframe_rows *rows,
 						   u64 pc, int *err);
+void sframe_rows_mark(struct sframe_rows *rows, u32 n,
+		      void (*range)(void *ctx, u32 i, u64 *lo, u64 *hi),
+		      void *ctx);
 int sframe_rows_find(const struct sframe_rows *rows, u64 pc,
 		     struct sframe_rule *rule);
 int sframe_validate_rows(const struct sframe_section *sec, unsigned int shift,
@@ -535,10 +540,12 @@ static __always_inline bool sframe_block_bounds(const u32 *first, u64 nblocks,
 
 /*
  * sframe_rows_rule_of() inline, for the kernel's lookup cache fill: one
- * block read and a short binary search, not worth a call.
+ * block read and a short binary search, not worth a call.  @marked (may
+ * be NULL): result with a rule, whether its row is marked.
  */
 static __always_inline const struct sframe_rows_rule *
-sframe_rows_lookup(const struct sframe_rows *rows, u64 pc, int *err)
+sframe_rows_lookup(const struct sframe_rows *rows, u64 pc, int *err,
+		   bool *marked)
 {
 	u32 off, key, first, lo, hi, n, half;
 	u16 id;
@@ -584,7 +591,9 @@ sframe_rows_lookup(const struct sframe_rows *rows, u64 pc, int *err)
 		return NULL;
 	}
 	*err = 0;
-	return &rows->rules[id];
+	if (marked)
+		*marked = id & SFRAME_ROWS_MARK;
+	return &rows->rules[id & ~SFRAME_ROWS_MARK];
 }
 
 /* AArch64 (either byte order): signed return addresses, PAC keys. */

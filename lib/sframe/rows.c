@@ -371,9 +371,63 @@ EXPORT_SYMBOL_GPL(sframe_rows_build);
 const struct sframe_rows_rule *sframe_rows_rule_of(const struct sframe_rows *rows,
 						   u64 pc, int *err)
 {
-	return sframe_rows_lookup(rows, pc, err);
+	return sframe_rows_lookup(rows, pc, err, NULL);
 }
 EXPORT_SYMBOL_GPL(sframe_rows_rule_of);
+
+/* The address where row @j starts; @b: a block at or before the row's. */
+static u64 sframe_rows_row_start(const struct sframe_rows *rows, u32 j, u32 *b)
+{
+	/* Row 0 starts at the base: before block 0's first row. */
+	if (j < rows->block[0])
+		return rows->base;
+	while (*b < rows->nblocks && rows->block[*b + 1] <= j)
+		++*b;
+	return rows->base + ((u64)*b << rows->shift) + rows->start[j] + 1;
+}
+
+/**
+ * sframe_rows_mark() - mark the rule rows that meet any of some ranges
+ * @rows: built by sframe_rows_build(), not yet read by lookups
+ * @n: the number of ranges
+ * @range: gives range @i, [*@lo, *@hi); ranges come in ascending order of
+ *         @lo (they may overlap)
+ * @ctx: for @range
+ *
+ * A row whose addresses meet a range, and that has a rule, gets
+ * %SFRAME_ROWS_MARK in its id: sframe_rows_lookup() says so, and gives the
+ * same rule.  A user that must look further at some addresses (the kernel:
+ * its annotations) need not look where a rule's row is unmarked.  One
+ * pass over the rows and the ranges.
+ */
+void sframe_rows_mark(struct sframe_rows *rows, u32 n,
+		      void (*range)(void *ctx, u32 i, u64 *lo, u64 *hi),
+		      void *ctx)
+{
+	u64 s, e, lo, hi, reach = 0;
+	u32 j, k = 0, b = 0, b2;
+
+	if (!rows->nrows)
+		return;
+	s = sframe_rows_row_start(rows, 0, &b);
+	for (j = 0; j < rows->nrows; j++, s = e) {
+		b2 = b;
+		e = j + 1 < rows->nrows ? sframe_rows_row_start(rows, j + 1, &b2) :
+					  rows->end;
+		b = b2;
+		/* @reach: the furthest end of the ranges that begin below @e */
+		for (; k < n; k++) {
+			range(ctx, k, &lo, &hi);
+			if (lo >= e)
+				break;
+			if (hi > reach)
+				reach = hi;
+		}
+		if (reach > s && rows->id[j] < SFRAME_ROWS_MAX_RULES)
+			rows->id[j] |= SFRAME_ROWS_MARK;
+	}
+}
+EXPORT_SYMBOL_GPL(sframe_rows_mark);
 
 /**
  * sframe_rows_find() - the rule for @pc from a rows table

@@ -252,6 +252,98 @@ static void check_rule(const struct sframe_section *sec,
 }
 
 /* The rule at every PC against the rows file. */
+/* Ranges for sframe_rows_mark(), ascending by start */
+struct mark_ranges {
+	uint64_t (*r)[2];
+	uint32_t n;
+};
+
+static void mark_range(void *ctx, uint32_t i, uint64_t *lo, uint64_t *hi)
+{
+	const struct mark_ranges *m = ctx;
+
+	*lo = m->r[i][0];
+	*hi = m->r[i][1];
+}
+
+static void add_range(struct mark_ranges *m, uint64_t lo, uint64_t hi)
+{
+	m->r[m->n][0] = lo;
+	m->r[m->n][1] = hi;
+	m->n++;
+}
+
+static int mark_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/*
+ * sframe_rows_mark() on @rows (built from @sec), with ranges of a few
+ * kinds: one byte inside a function, across the end of one function and
+ * the start of the next, across a block boundary, nested in another.  At
+ * every PC of every function: the same rule as unmarked, and a PC inside
+ * a range with a rule is marked.  @rows is left unmarked.
+ */
+static void check_rows_marks(const struct sframe_section *sec,
+			     struct sframe_rows *rows)
+{
+	struct mark_ranges m = { calloc(3 * sec->num_fdes + 2, sizeof(*m.r)), 0 };
+	uint16_t *ids = malloc(rows->nrows * sizeof(*ids) + 1);
+	uint64_t bad = 0, marked_pcs = 0, pcs = 0, o;
+	struct sframe_rows plain = *rows;
+	struct sframe_fde f, g;
+	uint32_t i, j;
+
+	if (!rows->nrows)
+		goto out;
+	memcpy(ids, rows->id, rows->nrows * sizeof(*ids));
+	plain.id = ids;
+	for (i = 0; i < sec->num_fdes; i++) {
+		if (sframe_get_fde(sec, i, &f) || !f.size)
+			continue;
+		if (i % 5 == 0)
+			add_range(&m, f.start + f.size / 3, f.start + f.size / 3 + 1);
+		if (i % 7 == 3 && !sframe_get_fde(sec, i + 1, &g) &&
+		    g.start > f.start) {
+			add_range(&m, f.start + f.size - 1, g.start + 2);
+			add_range(&m, f.start + f.size - 1, f.start + f.size);
+		}
+	}
+	add_range(&m, rows->base + (1ULL << rows->shift) - 1,
+		  rows->base + (1ULL << rows->shift) + 1);
+	qsort(m.r, m.n, sizeof(*m.r), mark_cmp);
+	sframe_rows_mark(rows, m.n, mark_range, &m);
+	for (i = 0; i < sec->num_fdes; i++) {
+		if (sframe_get_fde(sec, i, &f))
+			continue;
+		for (o = 0; o < f.size + 2; o++) {
+			uint64_t pc = f.start + o - 1;
+			const struct sframe_rows_rule *a, *b;
+			bool in = false, mk = false;
+			int ea, eb;
+
+			for (j = 0; j < m.n && !in; j++)
+				in = pc >= m.r[j][0] && pc < m.r[j][1];
+			a = sframe_rows_lookup(&plain, pc, &ea, NULL);
+			b = sframe_rows_lookup(rows, pc, &eb, &mk);
+			pcs++;
+			marked_pcs += b && mk;
+			if (a != b || ea != eb || (in && b && !mk))
+				bad++;
+		}
+	}
+	T_CHECK(!bad, "marks: %" PRIu64 " of %" PRIu64
+		" PCs with another rule, or in a range and unmarked", bad, pcs);
+	T_CHECK(marked_pcs < pcs, "marks: every PC marked");
+	memcpy(rows->id, ids, rows->nrows * sizeof(*ids));
+out:
+	free(m.r);
+	free(ids);
+}
+
 static void test_rows(struct fixture *fx)
 {
 	struct sframe_section sec;
@@ -582,6 +674,7 @@ static void test_decoded_rows(struct fixture *fx, unsigned int shift,
 				sframe_errname(ea), sframe_errname(eb));
 		}
 	}
+	check_rows_marks(&sec, &rows);
 	fprintf(stderr, "  %s: %u rows (%u to the core), %u rules, %" PRIu64 " PCs\n",
 		fx->path, rows.nrows, core, rows.nrules, n);
 out:
