@@ -176,6 +176,17 @@ static noinline void sframe_answer_uncached(unsigned long pc,
 }
 
 /*
+ * vmlinux's annotation of @pc, for a fill whose row an annotation meets,
+ * or in a gap: out of line, as few fills search.  The tracer tests hook it
+ * as a function a fill calls halfway (the answer's rule and error set).
+ */
+static noinline const struct sframe_annot *
+sframe_vmlinux_annot_search(unsigned long pc)
+{
+	return sframe_annot_search(&sframe_vmlinux_annot, pc);
+}
+
+/*
  * The answer for @pc, looked up afresh into @ans.  vmlinux's rows answer
  * its text but for their %SFRAME_ROWS_CORE rows: a rule, or no function
  * there (a gap between functions, where entry code without SFrame lies,
@@ -195,16 +206,12 @@ static __always_inline void sframe_answer_compute(unsigned long pc,
 	if (step && sframe_vmlinux_text(pc)) {
 		rows = sframe_vmlinux_rows();
 		r = sframe_rows_lookup(rows, pc, &err, &marked);
-		if (r)
-			ans->rule = &step[r - rows->rules];
 	}
 	if (r || err < 0) {
-		/* No annotation meets an unmarked row (sframe_vmlinux_rows_fn()). */
-		ans->annot = r && !marked ? NULL :
-			     sframe_annot_search(&sframe_vmlinux_annot, pc);
+		ans->rule = r ? &step[r - rows->rules] : &sframe_empty_step_rule;
 		ans->err = r ? 0 : err;
-		if (!r)
-			ans->rule = &sframe_empty_step_rule;
+		/* No annotation meets an unmarked row (sframe_vmlinux_rows_fn()). */
+		ans->annot = r && !marked ? NULL : sframe_vmlinux_annot_search(pc);
 	} else {
 		sframe_answer_uncached(pc, ans);
 	}

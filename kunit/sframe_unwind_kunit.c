@@ -961,10 +961,10 @@ static void sfu_test_cache(struct kunit *test)
  * A walk nested in a cache fill (a tracer's callback on a function the fill
  * calls: func_stack_trace, the stack tracer, a stacktrace trigger,
  * bpf_get_stack()) must not leave one PC cached with another's answer.  The
- * fill of @pc1 (annotated, no FDE) is traced in sframe_arch_after_call(),
- * which it calls once its annotation and error are in the entry; the
- * callback walks and looks up @pc2, of the same cache set, without an
- * annotation.
+ * fill of @pc1 (annotated, no FDE) is traced in
+ * sframe_vmlinux_annot_search(), which it calls once its rule and error
+ * are in the entry; the callback walks and looks up @pc2, of the same
+ * cache set, without an annotation.
  */
 static unsigned long sfu_reentry_pc;
 static atomic_t sfu_reentry_hits, sfu_reentry_depth;
@@ -1024,10 +1024,11 @@ static void sfu_test_cache_reentry(struct kunit *test)
 	if (pc2 == start + size)
 		kunit_skip(test, "no PC of the same cache set");
 
-	ret = ftrace_set_filter(&sfu_reentry_ops, "sframe_arch_after_call",
-				strlen("sframe_arch_after_call"), 1);
+	ret = ftrace_set_filter(&sfu_reentry_ops, "sframe_vmlinux_annot_search",
+				strlen("sframe_vmlinux_annot_search"), 1);
 	if (ret)
-		kunit_skip(test, "sframe_arch_after_call cannot be traced: %d", ret);
+		kunit_skip(test, "sframe_vmlinux_annot_search cannot be traced: %d",
+			   ret);
 	ret = register_ftrace_function(&sfu_reentry_ops);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 

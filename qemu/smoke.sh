@@ -483,8 +483,8 @@ fi
 
 # ---- tracers that take stack traces, on our own lookups ----------------------
 # Each in-kernel user of stack traces below walks with our unwinder from a
-# callback on a function our lookup cache's fill calls (sframe_rows_find,
-# sframe_rows_rule_of, sframe_find), so its walk nests in ours on the same
+# callback on a function our lookup cache's fill calls (lookup_funcs), so
+# its walk nests in ours on the same
 # CPU: the function tracer with func_stack_trace, the stack tracer (which
 # traces every function), and a kprobe event with a stacktrace trigger.
 # Meanwhile /proc/PID/stack of every task walks, and debugfs sframe/lookup
@@ -495,13 +495,28 @@ fi
 # recorded stack traces, and afterwards every cached answer of every CPU
 # must equal a fresh lookup (cache_check: 0 per CPU), with a clean log.
 # The functions a fill of our lookup cache calls (kernel/answer.c): where
-# vmlinux's decoded rows answer (sframe_rows_rule_of), and where the core
-# does, for modules and what the rows leave to it (sframe_rows_find,
-# sframe_find).  A tracer's callback on them walks nested in our lookup.
-# All three: a kernel whose SFrame sframe-gen wrote (clang) may never
-# leave a vmlinux address to the core.
-lookup_funcs="sframe_rows_find sframe_rows_rule_of sframe_find"
+# vmlinux's decoded rows answer, the annotation search of rows an
+# annotation meets and of gaps, the end of most walks
+# (sframe_vmlinux_annot_search); and where the core does, for modules and
+# what the rows leave to it (sframe_rows_find, sframe_find).  A tracer's
+# callback on them walks nested in our lookup.  All three: a kernel whose
+# SFrame sframe-gen wrote (clang) may never leave a vmlinux address to the
+# core.
+lookup_funcs="sframe_vmlinux_annot_search sframe_rows_find sframe_find"
 lookup_probes=$(echo "$lookup_funcs" | sed 's/^/kprobe:/; s/ /,kprobe:/g')
+
+# tr_pick_addrs: text addresses for tr_load's lookups, inside their
+# functions: 24 of vmlinux's, 8 of modules' (when any are loaded), and the
+# entry code where most walks end (annotated: a fill searches the
+# annotations there, on arm64 too, where return addresses rarely fill).
+tr_pick_addrs() {
+	tr_addrs=$(awk '($2 == "t" || $2 == "T") && NR % 151 == 0 { print "0x" $1 "+4" }' \
+		/proc/kallsyms | head -n 24)
+	tr_addrs="$tr_addrs $(awk '($2 == "t" || $2 == "T") && $4 ~ /^\[/ { print "0x" $1 "+4" }' \
+		/proc/kallsyms | head -n 8)"
+	tr_addrs="$tr_addrs $(awk '$3 ~ /^(ret_from_fork|ret_from_fork_asm|el0t_64_sync|entry_SYSCALL_64)$/ {
+		print "0x" $1 "+4" }' /proc/kallsyms)"
+}
 
 # (The lookups first: each one fills the emptied cache, where on arm64 a
 # walk of /proc/PID/stack rarely does, and under a loaded host one pass
@@ -541,11 +556,7 @@ tracer_tests() {
 	fi
 	mark tracers
 	tr_funcs=$lookup_funcs
-	# 32 text addresses, vmlinux's and modules', inside their functions
-	tr_addrs=$(awk '($2 == "t" || $2 == "T") && NR % 151 == 0 { print "0x" $1 "+4" }' \
-		/proc/kallsyms | head -n 24)
-	tr_addrs="$tr_addrs $(awk '($2 == "t" || $2 == "T") && $4 ~ /^\[/ { print "0x" $1 "+4" }' \
-		/proc/kallsyms | head -n 8)"
+	tr_pick_addrs
 
 	# the function tracer, a stack trace at each call of tr_funcs
 	echo "$tr_funcs" | tr ' ' '\n' >$T/set_ftrace_filter
@@ -1399,8 +1410,7 @@ bpf_tests() {
 	fi
 
 	# kernel stacks: nested in our fill path, and of every CPU
-	tr_addrs=$(awk '($2 == "t" || $2 == "T") && NR % 151 == 0 { print "0x" $1 "+4" }' \
-		/proc/kallsyms | head -n 24)
+	tr_pick_addrs
 	for bt_case in "kprobe kstack nested in our lookups|$lookup_probes { @k[kstack(perf)] = count(); }" \
 		       "profile kstack of every CPU|profile:hz:997 { @k[kstack(perf)] = count(); }"; do
 		bt_name=${bt_case%%|*}
