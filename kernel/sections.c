@@ -548,15 +548,6 @@ static void __init sframe_vmlinux_annot_init(void)
  */
 #define SFRAME_CHECKED_BY_BUILD	IS_ENABLED(CONFIG_SFRAME_UNWIND_VERIFY_FAIL)
 
-/*
- * vmlinux's rows are built off the boot path, by a worker on another CPU
- * while the boot goes on (about as long as validation again), then
- * published: until then lookups decode the indexed section, afterwards
- * they read the rows.  Either answer is the same.  The rows describe the
- * text, not the init text: freed at the end of the boot, it would keep
- * its rows, and the block index would span the data between the two.
- * The boot's lookups in the init text decode the section.
- */
 /* sframe_rows_mark()'s ranges: the entries of an annotation table */
 static void sframe_annot_range(void *ctx, u32 i, u64 *lo, u64 *hi)
 {
@@ -566,6 +557,15 @@ static void sframe_annot_range(void *ctx, u32 i, u64 *lo, u64 *hi)
 	*hi = *lo + t->entries[i].len;
 }
 
+/*
+ * vmlinux's rows are built off the boot path, by a worker on another CPU
+ * while the boot goes on (about as long as validation again), then
+ * published: until then lookups decode the indexed section, afterwards
+ * they read the rows.  Either answer is the same.  The rows describe the
+ * text, not the init text: freed at the end of the boot, it would keep
+ * its rows, and the block index would span the data between the two.
+ * The boot's lookups in the init text decode the section.
+ */
 static void sframe_vmlinux_rows_fn(struct work_struct *work)
 {
 	const u64 limit = (unsigned long)_etext;

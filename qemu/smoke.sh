@@ -484,9 +484,9 @@ fi
 # ---- tracers that take stack traces, on our own lookups ----------------------
 # Each in-kernel user of stack traces below walks with our unwinder from a
 # callback on a function our lookup cache's fill calls (lookup_funcs), so
-# its walk nests in ours on the same
-# CPU: the function tracer with func_stack_trace, the stack tracer (which
-# traces every function), and a kprobe event with a stacktrace trigger.
+# its walk nests in ours on the same CPU: the function tracer with
+# func_stack_trace, the stack tracer (which traces every function), and a
+# kprobe event with a stacktrace trigger.
 # Meanwhile /proc/PID/stack of every task walks, and debugfs sframe/lookup
 # looks up text addresses of vmlinux and modules (on arm64 most return
 # addresses come from the return-site table, which needs no fill), with

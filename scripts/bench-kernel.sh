@@ -48,7 +48,8 @@ run() {
 if [ -n "${PROFILE:-}" ]; then
 	plugin=$ROOT/build/bench/insn-profile.so
 	mkdir -p "${plugin%/*}"
-	if [ ! -f "$plugin" ] || [ "$ROOT/tools/bench/insn-profile.c" -nt "$plugin" ]; then
+	if [ ! -f "$plugin" ] || [ "$ROOT/tools/bench/insn-profile.c" -nt "$plugin" ] ||
+	   [ "$ROOT/tools/bench/qemu-plugin-api.h" -nt "$plugin" ]; then
 		gcc -O2 -Wall -Wextra -fPIC -shared -fvisibility=hidden \
 			-o "$plugin" "$ROOT/tools/bench/insn-profile.c"
 	fi

@@ -405,16 +405,14 @@ void sframe_rows_mark(struct sframe_rows *rows, u32 n,
 		      void *ctx)
 {
 	u64 s, e, lo, hi, reach = 0;
-	u32 j, k = 0, b = 0, b2;
+	u32 j, k = 0, b = 0;
 
 	if (!rows->nrows)
 		return;
 	s = sframe_rows_row_start(rows, 0, &b);
 	for (j = 0; j < rows->nrows; j++, s = e) {
-		b2 = b;
-		e = j + 1 < rows->nrows ? sframe_rows_row_start(rows, j + 1, &b2) :
+		e = j + 1 < rows->nrows ? sframe_rows_row_start(rows, j + 1, &b) :
 					  rows->end;
-		b = b2;
 		/* @reach: the furthest end of the ranges that begin below @e */
 		for (; k < n; k++) {
 			range(ctx, k, &lo, &hi);
