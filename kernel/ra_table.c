@@ -26,7 +26,19 @@ EXPORT_SYMBOL_GPL(sframe_vmlinux_ra);
 /* Builds, each with an eighth more buckets than the one before */
 #define SFRAME_RA_BUILDS	8
 
-/* Key @k's first and second bucket. */
+/* Entry @e's key */
+static u32 sframe_ra_key(u64 e)
+{
+	return FIELD_GET(SFRAME_RA_KEY, e);
+}
+
+/* Entry @e's return address - _stext, which the buckets are a hash of */
+static u32 sframe_ra_off(u64 e)
+{
+	return sframe_ra_key(e) << SFRAME_RA_KEY_SHIFT;
+}
+
+/* The first and second bucket of return address - _stext @k */
 static u32 sframe_ra_first(const struct sframe_ra_table *t, u32 k)
 {
 	return sframe_ra_scale(t, sframe_ra_hash1(k));
@@ -37,7 +49,7 @@ static u32 sframe_ra_second(const struct sframe_ra_table *t, u32 k)
 	return sframe_ra_scale(t, sframe_ra_hash2(sframe_ra_hash1(k)));
 }
 
-/* The bucket of key @k other than @b (@b is one of its two). */
+/* The bucket of @k other than @b (@b is one of its two). */
 static u32 sframe_ra_other(const struct sframe_ra_table *t, u32 k, u32 b)
 {
 	u32 b1 = sframe_ra_first(t, k);
@@ -48,13 +60,14 @@ static u32 sframe_ra_other(const struct sframe_ra_table *t, u32 k, u32 b)
 /* Put @e in a free slot of bucket @b, if it has one. */
 static bool sframe_ra_put(u64 *slot, u32 b, u64 e)
 {
-	if (!slot[2 * b]) {
-		slot[2 * b] = e;
-		return true;
-	}
-	if (!slot[2 * b + 1]) {
-		slot[2 * b + 1] = e;
-		return true;
+	u64 *s = &slot[SFRAME_RA_WAYS * (size_t)b];
+	int i;
+
+	for (i = 0; i < SFRAME_RA_WAYS; i++) {
+		if (sframe_ra_key(s[i]) == SFRAME_RA_EMPTY) {
+			s[i] = e;
+			return true;
+		}
 	}
 	return false;
 }
@@ -69,18 +82,18 @@ static bool sframe_ra_put(u64 *slot, u32 b, u64 e)
 static bool sframe_ra_insert(const struct sframe_ra_table *t, u64 *slot,
 			     u64 e)
 {
-	u32 k = e, b = sframe_ra_first(t, k), i, n;
+	u32 k = sframe_ra_off(e), b = sframe_ra_first(t, k), i, n;
 	u64 old;
 
 	if (sframe_ra_put(slot, b, e) ||
 	    sframe_ra_put(slot, sframe_ra_second(t, k), e))
 		return true;
 	for (n = 0; n < SFRAME_RA_MAX_KICKS; n++) {
-		i = 2 * b + (n & 1);
+		i = SFRAME_RA_WAYS * b + n % SFRAME_RA_WAYS;
 		old = slot[i];
 		slot[i] = e;
 		e = old;
-		b = sframe_ra_other(t, e, b);
+		b = sframe_ra_other(t, sframe_ra_off(e), b);
 		if (sframe_ra_put(slot, b, e))
 			return true;
 	}
@@ -95,13 +108,17 @@ static bool sframe_ra_insert(const struct sframe_ra_table *t, u64 *slot,
  */
 static u64 *sframe_ra_fill(struct sframe_ra_table *t, const u64 *ent, u32 n)
 {
-	u32 buckets = max(DIV_ROUND_UP(n * 3ULL, 4), 1ULL), build, i;
+	u32 buckets = max(DIV_ROUND_UP(n * 3ULL, 2 * SFRAME_RA_WAYS), 1ULL);
+	u32 build, i;
 	u64 *slot;
 
 	for (build = 0; build < SFRAME_RA_BUILDS; build++) {
-		slot = kvcalloc(2 * (size_t)buckets, sizeof(*slot), GFP_KERNEL);
+		slot = kvmalloc_array(SFRAME_RA_WAYS * (size_t)buckets, sizeof(*slot),
+				      GFP_KERNEL);
 		if (!slot)
 			return NULL;
+		for (i = 0; i < SFRAME_RA_WAYS * buckets; i++)
+			slot[i] = SFRAME_RA_EMPTY;
 		t->buckets = buckets;
 		for (i = 0; i < n; i++)
 			if (!sframe_ra_insert(t, slot, ent[i]))
@@ -114,6 +131,29 @@ static u64 *sframe_ra_fill(struct sframe_ra_table *t, const u64 *ent, u32 n)
 	/* Not seen: the table is at most 2/3 full. */
 	pr_warn("vmlinux: return-site table: no placement found\n");
 	return NULL;
+}
+
+/*
+ * The bits of a slot that give rule @r as a frame record (SFRAME_RA_REC),
+ * or 0 if they cannot: a simple rule whose CFA is SP or FP plus N, with FP
+ * saved at CFA - R and RA right above it, N and R whole words that fit.
+ */
+static u64 sframe_ra_rec(const struct sframe_rows_rule *r)
+{
+	s32 n = r->cfa.offset, lo = -r->fp.offset;
+
+	if (!(r->flags & SFRAME_RULE_STEP_SIMPLE) ||
+	    r->fp.kind != SFRAME_LOC_CFA ||
+	    r->ra.offset != r->fp.offset + (s32)sizeof(long) ||
+	    n < 0 || n % sizeof(long) ||
+	    n / sizeof(long) > FIELD_MAX(SFRAME_RA_REC_CFA) ||
+	    lo <= 0 || lo % sizeof(long) ||
+	    lo / sizeof(long) > FIELD_MAX(SFRAME_RA_REC_LOW))
+		return 0;
+	return SFRAME_RA_REC |
+	       (r->cfa.reg == SFRAME_ARCH_FP_REG ? SFRAME_RA_REC_FP : 0) |
+	       FIELD_PREP(SFRAME_RA_REC_CFA, n / sizeof(long)) |
+	       FIELD_PREP(SFRAME_RA_REC_LOW, lo / sizeof(long));
 }
 
 /**
@@ -143,8 +183,8 @@ size_t sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 	unsigned long ra, ri_start = sframe_rest_init(), ri_size, off;
 	const struct sframe_rows_rule *r;
 	const struct sframe_annot *a;
-	u64 *slot, *ent;
-	u32 val;
+	u32 rec = 0, id, bad = 0;
+	u64 *slot, *ent, val;
 	int err;
 
 	if (!ri_start || !kallsyms_lookup_size_offset(ri_start, &ri_size, &off) ||
@@ -153,7 +193,7 @@ size_t sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 
 	for (ra = base + SFRAME_ARCH_CALL_SIZE; ra < end; ra += SFRAME_ARCH_CALL_SIZE)
 		calls += sframe_arch_after_call(ra);
-	if (!calls || end - base >= U32_MAX)
+	if (!calls || end - base > SFRAME_RA_EMPTY << SFRAME_RA_KEY_SHIFT)
 		return 0;
 	/* The entries first: a build that fails starts again from them. */
 	ent = kvmalloc_array(calls, sizeof(*ent), GFP_KERNEL);
@@ -175,28 +215,41 @@ size_t sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 		if (a && a->type != SFRAME_ANNOT_REGS &&
 		    a->type != SFRAME_ANNOT_END)
 			continue;
-		if (a)
-			val = (a - t->annots) | SFRAME_RA_ANNOT;
-		else if (r)
-			val = (r - rows->rules) * sizeof(*step);
-		else
+		if (a) {
+			id = a - t->annots;
+			val = SFRAME_RA_ANNOT;
+		} else if (r) {
+			id = r - rows->rules;
+			val = sframe_ra_rec(&step[id]);
+			rec += !!val;
+		} else {
 			continue;
-		ent[n++] = (u32)(ra - base + 1) | (u64)val << 32;
+		}
+		/* Not seen: no table has so many rules or annotations. */
+		if (id > FIELD_MAX(SFRAME_RA_INDEX)) {
+			bad++;
+			continue;
+		}
+		ent[n++] = FIELD_PREP(SFRAME_RA_KEY, (ra - base) >> SFRAME_RA_KEY_SHIFT) |
+			   FIELD_PREP(SFRAME_RA_INDEX, id) | val;
 	}
 	slot = sframe_ra_fill(t, ent, n);
 	kvfree(ent);
 	if (!slot)
 		goto nomem;
 	for (b = 0; b < t->buckets; b++)
-		for (i = 2 * b; i < 2 * b + 2; i++)
-			second += slot[i] &&
-				  sframe_ra_first(t, slot[i]) != b;
+		for (i = SFRAME_RA_WAYS * b; i < SFRAME_RA_WAYS * (b + 1); i++)
+			second += sframe_ra_key(slot[i]) != SFRAME_RA_EMPTY &&
+				  sframe_ra_first(t, sframe_ra_off(slot[i])) != b;
 	/* Complete before @slot: pairs with sframe_ra_rule()'s acquire. */
 	smp_store_release(&t->slot, slot);
-	pr_info("vmlinux: return sites: %u of %u calls listed (plain answers, pt_regs), %u buckets, %u in their second: %zu bytes\n",
-		n, calls, t->buckets, second,
-		2 * (size_t)t->buckets * sizeof(*slot));
-	return 2 * (size_t)t->buckets * sizeof(*slot);
+	pr_info("vmlinux: return sites: %u of %u calls listed (plain answers, pt_regs), %u by their frame record, %u buckets, %u in their second: %zu bytes\n",
+		n, calls, rec, t->buckets, second,
+		SFRAME_RA_WAYS * (size_t)t->buckets * sizeof(*slot));
+	if (bad)
+		pr_warn("vmlinux: return sites: %u not listed: rule or annotation number too large\n",
+			bad);
+	return SFRAME_RA_WAYS * (size_t)t->buckets * sizeof(*slot);
 nomem:
 	pr_warn("vmlinux: no return-site table: walks use the lookup cache\n");
 	return 0;

@@ -235,6 +235,20 @@ sframe_uw_own_rule(struct sframe_unwind_state *state)
 	return rule;
 }
 
+/*
+ * The task's own pt_regs, where every task starts, at @addr: the final
+ * frame.  Checked where @addr lies on the current stack already (the walk
+ * through listed return sites takes this decision of sframe_uw_regs()).
+ */
+static __always_inline bool
+sframe_uw_final_regs(const struct sframe_unwind_state *state,
+		     unsigned long addr)
+{
+	return addr == (unsigned long)task_pt_regs(state->task) &&
+	       addr >= state->stack.low &&
+	       addr + sizeof(struct pt_regs) <= state->stack.high;
+}
+
 /* Cross a pt_regs annotation: final frame, or continue at the regs. */
 static bool sframe_uw_regs(struct sframe_unwind_state *state,
 			   unsigned long addr, bool trap)
@@ -244,8 +258,7 @@ static bool sframe_uw_regs(struct sframe_unwind_state *state,
 	if (!IS_ALIGNED(addr, sizeof(long)) ||
 	    !sframe_uw_on_stack(state, addr, sizeof(*regs)))
 		return sframe_uw_stop(state, SFRAME_UW_STACK);
-	/* Every task starts at the pt_regs at the top of its stack. */
-	if (regs == task_pt_regs(state->task)) {
+	if (sframe_uw_final_regs(state, addr)) {
 		state->done = true;
 		state->regs = regs;
 		return false;
@@ -255,8 +268,7 @@ static bool sframe_uw_regs(struct sframe_unwind_state *state,
 	if (!sframe_uw_consume(state, addr + sizeof(*regs)))
 		return sframe_uw_stop(state, SFRAME_UW_STACK);
 	sframe_arch_start_regs(state, regs);
-	state->next_rule = NULL;
-	state->next_annot = NULL;
+	state->next_slot = 0;
 	/* After a breakpoint trap the instruction at PC - 1 is yet to run. */
 	if (trap)
 		state->pc--;
@@ -458,7 +470,8 @@ static __always_inline bool sframe_uw_next(struct sframe_unwind_state *state)
 	/* Set before use; addressed only by the inline step (registers). */
 	struct sframe_frame f __uninitialized;
 	unsigned long ra __uninitialized, slot __uninitialized;
-	const struct sframe_rows_rule *rule;
+	const struct sframe_rows_rule *rule = NULL;
+	const struct sframe_annot *annot;
 	bool by_fp = false;
 	int err;
 
@@ -469,17 +482,19 @@ static __always_inline bool sframe_uw_next(struct sframe_unwind_state *state)
 	 * A listed return site of vmlinux (arm64: found when the previous
 	 * step read it): its rule, nothing else to check or look up.
 	 */
-	rule = state->next_rule;
-	if (!rule) {
+	if (state->next_slot) {
+		rule = sframe_ra_slot_rule(state->next_slot, &annot);
 		/*
 		 * A listed return site in a pt_regs or END annotation (never
 		 * in rest_init(), see sframe_uw_lookup()): usually the last
 		 * frame of the walk.
 		 */
-		if (state->next_annot) {
-			sframe_uw_boundary(state, state->next_annot);
+		if (!rule) {
+			sframe_uw_boundary(state, annot);
 			return !state->stopped && !state->done;
 		}
+	}
+	if (!rule) {
 		rule = sframe_uw_lookup(state);
 		if (!rule)
 			return !state->stopped && !state->done;
@@ -516,8 +531,8 @@ static __always_inline bool sframe_uw_next(struct sframe_unwind_state *state)
 	 * nor a return trampoline: the next step takes its rule as it is,
 	 * or crosses its pt_regs annotation.
 	 */
-	state->next_rule = sframe_ra_rule(ra, &state->next_annot);
-	if (likely(state->next_rule || state->next_annot))
+	state->next_slot = sframe_ra_slot(ra);
+	if (likely(state->next_slot))
 		return true;
 	return sframe_uw_unlisted(state, ra, slot);
 }
@@ -544,6 +559,54 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 EXPORT_SYMBOL_GPL(sframe_unwind_next);
 NOKPROBE_SYMBOL(sframe_unwind_next);
 
+/*
+ * The start of every walk: each field a walk reads before it writes it,
+ * and no more: not the stacks beyond @nr_stacks (sframe_arch_init_stacks()
+ * sets those it counts, a blocked task has none), nor the scratch at the
+ * end.  A memset() of it all was a tenth of a short warm walk.
+ */
+static __always_inline void sframe_uw_init(struct sframe_unwind_state *state,
+					   struct task_struct *task)
+{
+	state->task = task;
+	state->pc = 0;
+	state->sp = 0;
+	state->fp = 0;
+	state->lr = 0;
+	state->regs = NULL;
+	state->flags = 0;
+	state->done = false;
+	state->stopped = false;
+	state->reliable = true;
+	state->error = SFRAME_UW_OK;
+	state->error_pc = 0;
+	state->frames = 0;
+	state->graph_idx = 0;
+	state->kr_cur = NULL;
+	state->next_slot = 0;
+}
+
+/*
+ * A walk of a blocked task, at the PC it will resume at: a task switches
+ * out on its task stack, and its frames all lie there, so the walk starts
+ * on it, with no other to visit.  Inlined into the walk of a blocked task
+ * (livepatch's), where the walk loop takes the state from registers.
+ */
+static __always_inline void
+sframe_uw_start_blocked(struct sframe_unwind_state *state,
+			struct task_struct *task)
+{
+	sframe_uw_init(state, task);
+	state->nr_stacks = 0;
+	state->stack.low = (unsigned long)task_stack_page(task);
+	state->stack.high = state->stack.low + THREAD_SIZE;
+	sframe_arch_start_blocked(state);
+	if (!sframe_uw_on_stack(state, state->sp, 0))
+		sframe_uw_stop(state, SFRAME_UW_STACK);
+	else if (!(state->flags & SFRAME_FRAME_EXACT))
+		state->next_slot = sframe_ra_slot(state->pc);
+}
+
 /**
  * sframe_unwind_start() - start a walk
  * @state: the walk to initialise
@@ -560,47 +623,12 @@ noinline void sframe_unwind_start(struct sframe_unwind_state *state,
 {
 	unsigned long pc, sp, fp;
 
-	/*
-	 * Each field a walk reads before it writes it, and no more: not the
-	 * stacks beyond @nr_stacks (sframe_arch_init_stacks() sets those it
-	 * counts, a blocked task has none), nor the scratch at the end.  A memset() of it all was a
-	 * tenth of a short warm walk.
-	 */
-	state->task = task;
-	state->pc = 0;
-	state->sp = 0;
-	state->fp = 0;
-	state->lr = 0;
-	state->regs = NULL;
-	state->flags = 0;
-	state->done = false;
-	state->stopped = false;
-	state->reliable = true;
-	state->error = SFRAME_UW_OK;
-	state->error_pc = 0;
-	state->frames = 0;
-	state->graph_idx = 0;
-	state->kr_cur = NULL;
-	state->next_rule = NULL;
-	state->next_annot = NULL;
-
 	if (task != current && !regs) {
-		/*
-		 * A task switches out on its task stack, and its frames all
-		 * lie there: the walk starts on it, with no other to visit.
-		 */
-		state->nr_stacks = 0;
-		state->stack.low = (unsigned long)task_stack_page(task);
-		state->stack.high = state->stack.low + THREAD_SIZE;
-		sframe_arch_start_blocked(state);
-		if (!sframe_uw_on_stack(state, state->sp, 0))
-			sframe_uw_stop(state, SFRAME_UW_STACK);
-		else if (!(state->flags & SFRAME_FRAME_EXACT))
-			state->next_rule = sframe_ra_rule(state->pc,
-							  &state->next_annot);
+		sframe_uw_start_blocked(state, task);
 		return;
 	}
 
+	sframe_uw_init(state, task);
 	state->stack.low = 0;
 	state->stack.high = 0;
 	sframe_arch_init_stacks(state);
@@ -631,6 +659,7 @@ enum {
 	SFRAME_UW_RUN_STEP,	/* state->pc reported: sframe_uw_next() next */
 	SFRAME_UW_RUN_NEXT,	/* a new state->pc to report, or the end */
 	SFRAME_UW_RUN_STOP,	/* the consumer stopped the walk */
+	SFRAME_UW_RUN_DONE,	/* the final frame reported: state->done */
 };
 
 #ifdef SFRAME_ARCH_CALL_SIZE
@@ -647,23 +676,73 @@ static const struct sframe_step_mem sframe_uw_run_mem = {
 };
 
 /*
+ * sframe_step_simple() at a listed return site whose slot gives the rule
+ * as a frame record (SFRAME_RA_REC): the same CFA, checks and loads, the
+ * rule not read.  Both slots lie in [record, CFA); @s->low is the frame's
+ * SP (sframe_uw_run()), so a record at or above it has its CFA above SP.
+ */
+static __always_inline bool sframe_uw_rec_step(u64 e, struct sframe_stack *s,
+					       struct sframe_frame *f,
+					       unsigned long *ra,
+					       unsigned long *slot)
+{
+	unsigned long cfa, rec;
+
+	cfa = (e & SFRAME_RA_REC_FP ? f->fp : f->sp) +
+	      FIELD_GET(SFRAME_RA_REC_CFA, e) * sizeof(long);
+	rec = cfa - FIELD_GET(SFRAME_RA_REC_LOW, e) * sizeof(long);
+	/*
+	 * sframe_uw_span()'s checks, written out with the alignment's (the
+	 * CFA is aligned if the record is): one chain of compares.
+	 */
+	if (rec < s->low || rec >= cfa || cfa > s->high ||
+	    (rec & (sizeof(long) - 1)))
+		return false;
+	s->low = cfa;
+	f->fp = sframe_uw_mem_load(NULL, rec);
+	*ra = sframe_uw_mem_load(NULL, rec + sizeof(long));
+	if (sframe_uw_arch.strip)
+		*ra = sframe_uw_arch.strip(*ra);
+	f->sp = cfa;
+	*slot = rec + sizeof(long);
+	return true;
+}
+
+/*
  * The walk through listed return sites (arm64: most of a walk): report
  * state->pc, then step with its rule, for as long as each new PC is a
- * listed return site with a simple rule (sframe_step_simple()) and the
- * step stays on the current stack.  The frame's registers and the stack's
- * bounds are locals meanwhile, which @consume_entry cannot reach: they stay
- * in registers across it, where the state, which a callback could reach,
- * would be stored and loaded again around every call.  What this loop does
- * not handle it leaves to sframe_uw_next(), with the state written back.
+ * listed return site with a simple rule (sframe_step_simple(), or its
+ * frame record in the slot) and the step stays on the current stack.  The
+ * frame's registers, the stack's bounds and a copy of the return-site
+ * table (published, never changed) are locals meanwhile, which
+ * @consume_entry cannot reach: they stay in registers across it, where
+ * the state and the table, which a callback could reach, would be loaded
+ * again after every call.  What this loop does not handle it leaves to
+ * sframe_uw_next(), with the state written back; except the usual end of
+ * a walk, the task's own pt_regs on the current stack, which it crosses
+ * as sframe_uw_regs() would.
  *
- * Call with state->next_rule set and state->flags 0.
+ * Call with state->next_slot giving a rule and state->flags 0.
  */
 static __always_inline int sframe_uw_run(struct sframe_unwind_state *state,
 					 stack_trace_consume_fn consume_entry,
 					 void *cookie)
 {
-	const struct sframe_rows_rule *rule = state->next_rule, *next;
-	struct sframe_stack stack = state->stack;
+	const struct sframe_ra_table tab = {
+		/* Set: state->next_slot came from it (pairs as in sframe_ra_slot()) */
+		.slot = smp_load_acquire(&sframe_vmlinux_ra.slot),
+		.base = sframe_vmlinux_ra.base,
+		.buckets = sframe_vmlinux_ra.buckets,
+	};
+	const struct sframe_rows_rule *rule;
+	/*
+	 * The stack below SP is consumed (SP lies on the current stack
+	 * while a walk goes on): the steps keep stack.low at SP.
+	 */
+	struct sframe_stack stack = {
+		.low = state->sp,
+		.high = state->stack.high,
+	};
 	unsigned int frames = state->frames;
 	const struct sframe_annot *annot;
 	unsigned long pc = state->pc, ra, slot;
@@ -671,6 +750,8 @@ static __always_inline int sframe_uw_run(struct sframe_unwind_state *state,
 		.sp = state->sp,
 		.fp = state->fp,
 	};
+	/* The slot of @pc */
+	u64 e = state->next_slot;
 	int ret = SFRAME_UW_RUN_STEP;
 
 	for (;;) {
@@ -678,42 +759,60 @@ static __always_inline int sframe_uw_run(struct sframe_unwind_state *state,
 			ret = SFRAME_UW_RUN_STOP;
 			break;
 		}
-		if (frames >= SFRAME_UNWIND_MAX_FRAMES ||
-		    !(rule->flags & SFRAME_RULE_STEP_SIMPLE) ||
-		    !sframe_step_simple(&sframe_uw_arch, &sframe_uw_run_mem,
-					&stack, rule, &f, &ra, &slot))
+		if (frames >= SFRAME_UNWIND_MAX_FRAMES)
 			break;
+		if (likely(e & SFRAME_RA_REC)) {
+			if (!sframe_uw_rec_step(e, &stack, &f, &ra, &slot))
+				break;
+		} else {
+			rule = sframe_ra_slot_rule(e, &annot);
+			if (!(rule->flags & SFRAME_RULE_STEP_SIMPLE) ||
+			    !sframe_step_simple(&sframe_uw_arch,
+						&sframe_uw_run_mem, &stack, rule,
+						&f, &ra, &slot))
+				break;
+		}
 		frames++;
-		next = sframe_ra_rule(ra, &annot);
-		if (unlikely(!next)) {
+		e = sframe_ra_entry(&tab, tab.slot, ra);
+		if (unlikely(!sframe_ra_slot_plain(e))) {
 			/* The step is done: the state takes it over. */
 			ret = SFRAME_UW_RUN_NEXT;
 			break;
 		}
 		pc = ra;
-		rule = next;
 	}
 	state->stack = stack;
 	state->frames = frames;
 	state->sp = f.sp;
 	state->fp = f.fp;
+	state->next_slot = e;
 	if (ret != SFRAME_UW_RUN_NEXT) {
 		state->pc = pc;
-		state->next_rule = rule;
 		return ret;
 	}
 	state->pc = ra;
-	state->next_rule = NULL;
-	state->next_annot = annot;
-	if (!annot)
+	if (!e) {
 		sframe_uw_unlisted(state, ra, slot);
-	return ret;
+		return ret;
+	}
+	sframe_ra_slot_rule(e, &annot);
+	if (annot->type != SFRAME_ANNOT_REGS ||
+	    frames >= SFRAME_UNWIND_MAX_FRAMES ||
+	    !sframe_uw_final_regs(state, f.sp + annot->off))
+		return ret;
+	/* The final frame: reported, then the walk is done. */
+	if (!consume_entry(cookie, ra))
+		return SFRAME_UW_RUN_STOP;
+	state->frames++;
+	state->regs = (struct pt_regs *)(f.sp + annot->off);
+	state->done = true;
+	return SFRAME_UW_RUN_DONE;
 }
 
 /* The walk can take sframe_uw_run(). */
 static __always_inline bool sframe_uw_run_ok(struct sframe_unwind_state *state)
 {
-	return state->next_rule && !state->flags;
+	return sframe_ra_slot_plain(state->next_slot) && !state->flags;
 }
 #else
 static inline int sframe_uw_run(struct sframe_unwind_state *state,
@@ -749,7 +848,10 @@ noinline int sframe_stack_walk_state(stack_trace_consume_fn consume_entry,
 {
 	int ret = -EINVAL;
 
-	sframe_unwind_start(state, task, regs);
+	if (task != current && !regs)
+		sframe_uw_start_blocked(state, task);
+	else
+		sframe_unwind_start(state, task, regs);
 	/*
 	 * One preemption-disabled section for the whole walk, the step
 	 * inlined: callers of arch_stack_walk() may be atomic, so
@@ -764,6 +866,8 @@ noinline int sframe_stack_walk_state(stack_trace_consume_fn consume_entry,
 			switch (sframe_uw_run(state, consume_entry, cookie)) {
 			case SFRAME_UW_RUN_STOP:
 				goto out;
+			case SFRAME_UW_RUN_DONE:
+				continue;
 			case SFRAME_UW_RUN_NEXT:
 				continue;
 			}

@@ -1192,6 +1192,27 @@ static bool sfu_ra_same(unsigned long ra, unsigned long ri, unsigned long ri_siz
 	preempt_enable();
 	return ok;
 }
+
+/*
+ * A slot's frame record (SFRAME_RA_REC) says what the rule of its return
+ * site says: the step through either is the same.
+ */
+static bool sfu_ra_rec_same(u64 e, unsigned long ra)
+{
+	const struct sframe_rows_rule *r;
+	const struct sframe_annot *a;
+	long n = FIELD_GET(SFRAME_RA_REC_CFA, e) * sizeof(long);
+	long lo = FIELD_GET(SFRAME_RA_REC_LOW, e) * sizeof(long);
+
+	r = sframe_ra_rule(ra, &a);
+	return r && (r->flags & SFRAME_RULE_STEP_SIMPLE) &&
+	       r->cfa.reg == ((e & SFRAME_RA_REC_FP) ? SFRAME_DWARF_AARCH64_FP :
+						       SFRAME_DWARF_AARCH64_SP) &&
+	       r->cfa.offset == n && r->fp.kind == SFRAME_LOC_CFA &&
+	       r->fp.offset == -lo && r->ra.kind == SFRAME_LOC_CFA &&
+	       r->ra.offset == -lo + (long)sizeof(long) &&
+	       r->step_low == -lo;
+}
 #endif
 
 /*
@@ -1203,27 +1224,33 @@ static void sfu_test_ra_table(struct kunit *test)
 #ifdef SFRAME_ARCH_CALL_SIZE
 	const struct sframe_ra_table *t = &sframe_vmlinux_ra;
 	unsigned long ri, ri_size, off, ra, listed = 0, checked = 0, bad = 0;
+	unsigned long rec = 0;
 	u32 i, k;
 
 	KUNIT_ASSERT_TRUE(test, sframe_unwind_tables_wait());
 	KUNIT_ASSERT_NOT_NULL(test, READ_ONCE(t->slot));
 	KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol(sframe_rest_init(),
 						    &ri, &ri_size));
-	for (i = 0; i < 2 * t->buckets; i++) {
-		k = (u32)t->slot[i];
-		if (!k)
+	for (i = 0; i < SFRAME_RA_WAYS * t->buckets; i++) {
+		k = FIELD_GET(SFRAME_RA_KEY, t->slot[i]);
+		if (k == SFRAME_RA_EMPTY)
 			continue;
 		listed++;
-		ra = t->base + k - 1;
+		ra = t->base + ((unsigned long)k << SFRAME_RA_KEY_SHIFT);
 		bad += !sfu_ra_same(ra, ri, ri_size);
+		if (t->slot[i] & SFRAME_RA_REC) {
+			rec++;
+			bad += !sfu_ra_rec_same(t->slot[i], ra);
+		}
 	}
 	for (off = 0; off < t->size; off += 7 * SFRAME_ARCH_CALL_SIZE) {
 		checked++;
 		bad += !sfu_ra_same(t->base + off, ri, ri_size);
 	}
-	kunit_info(test, "%lu listed return sites, %lu other addresses checked\n",
-		   listed, checked);
+	kunit_info(test, "%lu listed return sites (%lu by their frame record), %lu other addresses checked\n",
+		   listed, rec, checked);
 	KUNIT_EXPECT_GT(test, listed, 1000UL);
+	KUNIT_EXPECT_GT(test, rec, listed / 2);
 	KUNIT_EXPECT_EQ(test, bad, 0UL);
 #else
 	kunit_skip(test, "no return-site table on this architecture");

@@ -9,6 +9,7 @@
 #ifndef _SFRAME_LOOKUP_H
 #define _SFRAME_LOOKUP_H
 
+#include <linux/bitfield.h>
 #include <linux/bits.h>
 #include <linux/compiler.h>
 #include <linux/hash.h>
@@ -136,11 +137,11 @@ sframe_kernel_answer(unsigned long pc, struct sframe_answer *scratch)
  */
 /**
  * struct sframe_ra_table - vmlinux's return sites and their rules
- * @slot: @buckets buckets of two slots; per slot, the key (return address
- *        - _stext) + 1, or 0 for an empty slot, in its low 32 bits; in its
- *        high 32 bits the byte offset of its rule in @rules, or with
- *        %SFRAME_RA_ANNOT the number of its annotation in @annots.  NULL
- *        until published
+ * @slot: @buckets buckets of %SFRAME_RA_WAYS slots; per slot (see
+ *        %SFRAME_RA_KEY): the key (return address - _stext) / 4, or %SFRAME_RA_EMPTY for
+ *        an empty slot; the number of its rule in @rules, with the rule's
+ *        frame record where it has one; or with %SFRAME_RA_ANNOT the
+ *        number of its annotation in @annots.  NULL until published
  * @rules: vmlinux's rules as the step uses them (sframe_kernel_answer())
  * @annots: vmlinux's annotation table
  * @base: the first byte of vmlinux's text (_stext)
@@ -157,6 +158,8 @@ sframe_kernel_answer(unsigned long pc, struct sframe_answer *scratch)
  * boot path after vmlinux's rows, published complete (@slot last), never
  * changed.
  */
+#define SFRAME_RA_WAYS		2	/* sframe_ra_entry() reads them by hand */
+
 struct sframe_ra_table {
 	const u64 *slot;
 	const struct sframe_rows_rule *rules;
@@ -167,11 +170,28 @@ struct sframe_ra_table {
 
 extern struct sframe_ra_table sframe_vmlinux_ra;
 
-/* In the high half of a slot: an annotation's number, not a rule's offset */
-#define SFRAME_RA_ANNOT		0x80000000U
+/*
+ * A slot.  The key is in the low bits, so that one compare of the slot
+ * shifted left checks the key and that the address is aligned.  The
+ * frame record (%SFRAME_RA_REC) lets a walk step without reading the
+ * rule: the rule is simple (sframe_step_prepare()), its CFA is SP (or FP
+ * with %SFRAME_RA_REC_FP) plus %SFRAME_RA_REC_CFA words, and it restores
+ * FP and RA from the frame record {FP, RA} %SFRAME_RA_REC_LOW words below
+ * the CFA (arm64's "stp x29, x30, [sp, #-N]!" saves one N bytes below).
+ */
+#define SFRAME_RA_KEY_SHIFT	2	/* log2(SFRAME_ARCH_CALL_SIZE) */
+#define SFRAME_RA_KEY_BITS	24
+#define SFRAME_RA_KEY		GENMASK_ULL(SFRAME_RA_KEY_BITS - 1, 0)
+#define SFRAME_RA_EMPTY		SFRAME_RA_KEY
+#define SFRAME_RA_INDEX		GENMASK_ULL(44, 24)
+#define SFRAME_RA_REC_LOW	GENMASK_ULL(52, 45)
+#define SFRAME_RA_REC_CFA	GENMASK_ULL(60, 53)
+#define SFRAME_RA_REC_FP	BIT_ULL(61)
+#define SFRAME_RA_REC		BIT_ULL(62)
+#define SFRAME_RA_ANNOT		BIT_ULL(63)
 
 /*
- * The two buckets of key @k: the high bits of two hashes, scaled to the
+ * The two buckets of offset @k: the high bits of two hashes, scaled to the
  * number of buckets (a multiply and a shift, any table size).  The second
  * hash is taken of the first, mixed: two plain multiplicative hashes of
  * the evenly spaced keys of return sites are too alike for a cuckoo table
@@ -196,6 +216,112 @@ static __always_inline u32 sframe_ra_hash2(u32 h1)
 	return (h1 ^ h1 >> 16) * SFRAME_RA_MUL2;
 }
 
+/* A slot's key, shifted to its top bits */
+static __always_inline u64 sframe_ra_key_at(u64 e)
+{
+	return e << (64 - SFRAME_RA_KEY_BITS);
+}
+
+/**
+ * sframe_ra_entry() - the slot of a return address of vmlinux
+ * @t: the table, or a walk's copy of it
+ * @slot: @t->slot as published (not NULL)
+ * @ra: a return address
+ *
+ * The table never changes once published: plain loads read it.
+ *
+ * Return: the slot's entry (sframe_ra_decode()), or 0 when @ra is not
+ * listed (no entry is 0: key 0 is _stext, which follows no call).
+ */
+static __always_inline u64 sframe_ra_entry(const struct sframe_ra_table *t,
+					   const u64 *slot, unsigned long ra)
+{
+	unsigned long off = ra - t->base, key;
+	const u64 *b;
+	u32 h;
+
+	/*
+	 * An address past the text matches no key (each lies below
+	 * @t->size) while @off shifted to where a slot's key lies loses no
+	 * bits: a misaligned @ra keeps bits there that no slot has.  No key
+	 * is SFRAME_RA_EMPTY (@t->size is below it).
+	 */
+	if (off >> (SFRAME_RA_KEY_BITS + SFRAME_RA_KEY_SHIFT))
+		return 0;
+	key = off << (64 - SFRAME_RA_KEY_BITS - SFRAME_RA_KEY_SHIFT);
+	h = sframe_ra_hash1(off);
+	b = &slot[SFRAME_RA_WAYS * (unsigned long)sframe_ra_scale(t, h)];
+	if (sframe_ra_key_at(b[0]) == key)
+		return b[0];
+	if (sframe_ra_key_at(b[1]) == key)
+		return b[1];
+	b = &slot[SFRAME_RA_WAYS *
+		  (unsigned long)sframe_ra_scale(t, sframe_ra_hash2(h))];
+	if (sframe_ra_key_at(b[0]) == key)
+		return b[0];
+	if (sframe_ra_key_at(b[1]) == key)
+		return b[1];
+	return 0;
+}
+
+/*
+ * What entry @e of sframe_ra_entry() says: the rule of a listed return
+ * site; or NULL with *@annot its pt_regs or END annotation, or NULL (0:
+ * not listed).
+ */
+static __always_inline const struct sframe_rows_rule *
+sframe_ra_decode(const struct sframe_ra_table *t, u64 e,
+		 const struct sframe_annot **annot)
+{
+	if (likely(e && !(e & SFRAME_RA_ANNOT)))
+		return &t->rules[FIELD_GET(SFRAME_RA_INDEX, e)];
+	*annot = e ? &t->annots[FIELD_GET(SFRAME_RA_INDEX, e)] : NULL;
+	return NULL;
+}
+
+/* Entry @e of sframe_ra_entry() gives a rule (not 0, no annotation). */
+static __always_inline bool sframe_ra_slot_plain(u64 e)
+{
+	return e && !(e & SFRAME_RA_ANNOT);
+}
+
+/**
+ * sframe_ra_slot() - the slot of a return address of vmlinux
+ * @ra: a return address
+ *
+ * Return: @ra's entry in the published table (sframe_ra_slot_rule() says
+ * what it means), or 0 when @ra is not listed or there is no table.
+ * Lock-free, any context.
+ */
+static __always_inline u64 sframe_ra_slot(unsigned long ra)
+{
+#ifdef SFRAME_ARCH_CALL_SIZE
+	const struct sframe_ra_table *t = &sframe_vmlinux_ra;
+	/* Published last: pairs with the builder's release store. */
+	const u64 *slot = smp_load_acquire(&t->slot);
+
+	return slot ? sframe_ra_entry(t, slot, ra) : 0;
+#else
+	return 0;
+#endif
+}
+
+/*
+ * sframe_ra_decode() of an entry of the published table (from
+ * sframe_ra_slot() or sframe_ra_entry(), which read it after its
+ * publication).
+ */
+static __always_inline const struct sframe_rows_rule *
+sframe_ra_slot_rule(u64 e, const struct sframe_annot **annot)
+{
+#ifdef SFRAME_ARCH_CALL_SIZE
+	return sframe_ra_decode(&sframe_vmlinux_ra, e, annot);
+#else
+	*annot = NULL;
+	return NULL;
+#endif
+}
+
 /**
  * sframe_ra_rule() - the rule of a return address of vmlinux, if plain
  * @ra: a return address (the PC of a frame that is not exact)
@@ -212,43 +338,7 @@ static __always_inline u32 sframe_ra_hash2(u32 h1)
 static __always_inline const struct sframe_rows_rule *
 sframe_ra_rule(unsigned long ra, const struct sframe_annot **annot)
 {
-#ifdef SFRAME_ARCH_CALL_SIZE
-	const struct sframe_ra_table *t = &sframe_vmlinux_ra;
-	/* Published last: pairs with the builder's release store. */
-	const u64 *slot = smp_load_acquire(&t->slot);
-	unsigned long off = ra - t->base;
-	const u64 *b;
-	u32 k, h;
-	u64 e;
-
-	/* A misaligned @ra matches no key; no key is 0 (an empty slot). */
-	if (!slot || off >= t->size)
-		goto none;
-	k = off + 1;
-	h = sframe_ra_hash1(k);
-	b = &slot[2 * sframe_ra_scale(t, h)];
-	e = READ_ONCE(b[0]);
-	if ((u32)e == k)
-		goto found;
-	e = READ_ONCE(b[1]);
-	if ((u32)e == k)
-		goto found;
-	b = &slot[2 * sframe_ra_scale(t, sframe_ra_hash2(h))];
-	e = READ_ONCE(b[0]);
-	if ((u32)e == k)
-		goto found;
-	e = READ_ONCE(b[1]);
-	if ((u32)e != k)
-		goto none;
-found:
-	if (likely(!(e >> 32 & SFRAME_RA_ANNOT)))
-		return (const void *)t->rules + (e >> 32);
-	*annot = &t->annots[(e >> 32) & ~SFRAME_RA_ANNOT];
-	return NULL;
-none:
-#endif
-	*annot = NULL;
-	return NULL;
+	return sframe_ra_slot_rule(sframe_ra_slot(ra), annot);
 }
 
 #endif /* _SFRAME_LOOKUP_H */

@@ -91,9 +91,9 @@ struct sframe_stack {
  * @nr_stacks: entries of @stacks
  * @graph_idx: function-graph return stack cursor
  * @kr_cur: kretprobe return stack cursor
- * @next_rule: the rule of @pc when it is a listed return site of vmlinux
- *             (sframe_ra_rule(): found by the step that read it), or NULL
- * @next_annot: else the pt_regs or END annotation of such a site, or NULL
+ * @next_slot: the slot of @pc in vmlinux's return-site table when it is
+ *             a listed return site (sframe_ra_slot(): found by the step
+ *             that read it), or 0
  * @ans: sframe_unwind_next()'s scratch: the answer of the current PC when the
  *       lookup cache does not hold it
  * @rule: sframe_unwind_next()'s scratch: a rule that is not in an answer
@@ -119,8 +119,7 @@ struct sframe_unwind_state {
 	unsigned int nr_stacks;
 	int graph_idx;
 	struct llist_node *kr_cur;
-	const struct sframe_rows_rule *next_rule;
-	const struct sframe_annot *next_annot;
+	u64 next_slot;
 	struct sframe_answer ans;
 	struct sframe_rows_rule rule;
 };
