@@ -151,7 +151,8 @@ static u64 sframe_ra_rec(const struct sframe_rows_rule *r)
 	    lo / sizeof(long) > FIELD_MAX(SFRAME_RA_REC_LOW))
 		return 0;
 	return SFRAME_RA_REC |
-	       (r->cfa.reg == SFRAME_ARCH_FP_REG ? SFRAME_RA_REC_FP : 0) |
+	       (r->cfa.reg == SFRAME_ARCH_FP_REG ? SFRAME_RA_REC_FP :
+	        n == lo ? SFRAME_RA_REC_SP : 0) |
 	       FIELD_PREP(SFRAME_RA_REC_CFA, n / sizeof(long)) |
 	       FIELD_PREP(SFRAME_RA_REC_LOW, lo / sizeof(long));
 }
@@ -183,7 +184,7 @@ size_t sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 	unsigned long ra, ri_start = sframe_rest_init(), ri_size, off;
 	const struct sframe_rows_rule *r;
 	const struct sframe_annot *a;
-	u32 rec = 0, id, bad = 0;
+	u32 rec = 0, rec_sp = 0, id, bad = 0;
 	u64 *slot, *ent, val;
 	int err;
 
@@ -222,6 +223,7 @@ size_t sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 			id = r - rows->rules;
 			val = sframe_ra_rec(&step[id]);
 			rec += !!val;
+			rec_sp += !!(val & SFRAME_RA_REC_SP);
 		} else {
 			continue;
 		}
@@ -243,8 +245,8 @@ size_t sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 				  sframe_ra_first(t, sframe_ra_off(slot[i])) != b;
 	/* Complete before @slot: pairs with sframe_ra_rule()'s acquire. */
 	smp_store_release(&t->slot, slot);
-	pr_info("vmlinux: return sites: %u of %u calls listed (plain answers, pt_regs), %u by their frame record, %u buckets, %u in their second: %zu bytes\n",
-		n, calls, rec, t->buckets, second,
+	pr_info("vmlinux: return sites: %u of %u calls listed (plain answers, pt_regs), %u by their frame record (%u at SP), %u buckets, %u in their second: %zu bytes\n",
+		n, calls, rec, rec_sp, t->buckets, second,
 		SFRAME_RA_WAYS * (size_t)t->buckets * sizeof(*slot));
 	if (bad)
 		pr_warn("vmlinux: return sites: %u not listed: rule or annotation number too large\n",

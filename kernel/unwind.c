@@ -679,7 +679,8 @@ static const struct sframe_step_mem sframe_uw_run_mem = {
  * sframe_step_simple() at a listed return site whose slot gives the rule
  * as a frame record (SFRAME_RA_REC): the same CFA, checks and loads, the
  * rule not read.  Both slots lie in [record, CFA); @s->low is the frame's
- * SP (sframe_uw_run()), so a record at or above it has its CFA above SP.
+ * SP, word-aligned (sframe_uw_run()), so a record at or above it has its
+ * CFA above SP; a record at SP is all that needs.
  */
 static __always_inline bool sframe_uw_rec_step(u64 e, struct sframe_stack *s,
 					       struct sframe_frame *f,
@@ -688,16 +689,25 @@ static __always_inline bool sframe_uw_rec_step(u64 e, struct sframe_stack *s,
 {
 	unsigned long cfa, rec;
 
-	cfa = (e & SFRAME_RA_REC_FP ? f->fp : f->sp) +
-	      FIELD_GET(SFRAME_RA_REC_CFA, e) * sizeof(long);
-	rec = cfa - FIELD_GET(SFRAME_RA_REC_LOW, e) * sizeof(long);
-	/*
-	 * sframe_uw_span()'s checks, written out with the alignment's (the
-	 * CFA is aligned if the record is): one chain of compares.
-	 */
-	if (rec < s->low || rec >= cfa || cfa > s->high ||
-	    (rec & (sizeof(long) - 1)))
-		return false;
+	if (likely(e & SFRAME_RA_REC_SP)) {
+		rec = f->sp;
+		cfa = rec + FIELD_GET(SFRAME_RA_REC_CFA, e) * sizeof(long);
+		/* sframe_uw_span(): the rest holds at SP. */
+		if (cfa <= rec || cfa > s->high)
+			return false;
+	} else {
+		cfa = (e & SFRAME_RA_REC_FP ? f->fp : f->sp) +
+		      FIELD_GET(SFRAME_RA_REC_CFA, e) * sizeof(long);
+		rec = cfa - FIELD_GET(SFRAME_RA_REC_LOW, e) * sizeof(long);
+		/*
+		 * sframe_uw_span()'s checks, written out with the
+		 * alignment's (the CFA is aligned if the record is): one
+		 * chain of compares.
+		 */
+		if (rec < s->low || rec >= cfa || cfa > s->high ||
+		    (rec & (sizeof(long) - 1)))
+			return false;
+	}
 	s->low = cfa;
 	f->fp = sframe_uw_mem_load(NULL, rec);
 	*ra = sframe_uw_mem_load(NULL, rec + sizeof(long));
@@ -722,7 +732,7 @@ static __always_inline bool sframe_uw_rec_step(u64 e, struct sframe_stack *s,
  * a walk, the task's own pt_regs on the current stack, which it crosses
  * as sframe_uw_regs() would.
  *
- * Call with state->next_slot giving a rule and state->flags 0.
+ * Call with state->next_slot giving a rule, state->flags 0, SP aligned.
  */
 static __always_inline int sframe_uw_run(struct sframe_unwind_state *state,
 					 stack_trace_consume_fn consume_entry,
@@ -812,7 +822,9 @@ static __always_inline int sframe_uw_run(struct sframe_unwind_state *state,
 /* The walk can take sframe_uw_run(). */
 static __always_inline bool sframe_uw_run_ok(struct sframe_unwind_state *state)
 {
-	return sframe_ra_slot_plain(state->next_slot) && !state->flags;
+	/* Each step keeps SP aligned (its CFA is checked so, or SP plus words). */
+	return sframe_ra_slot_plain(state->next_slot) && !state->flags &&
+	       IS_ALIGNED(state->sp, sizeof(long));
 }
 #else
 static inline int sframe_uw_run(struct sframe_unwind_state *state,
@@ -827,6 +839,46 @@ static inline bool sframe_uw_run_ok(struct sframe_unwind_state *state)
 	return false;
 }
 #endif
+
+/*
+ * The walk after its start: one preemption-disabled section, the step
+ * inlined (callers of arch_stack_walk() may be atomic, so @consume_entry
+ * never sleeps).  @current_here: a walk of current that
+ * sframe_unwind_start() stopped in sframe_stack_walk_state().
+ */
+static __always_inline int sframe_uw_walk(stack_trace_consume_fn consume_entry,
+					  void *cookie,
+					  struct sframe_unwind_state *state,
+					  bool current_here)
+{
+	int ret = -EINVAL;
+
+	preempt_disable_notrace();
+	if (current_here && !state->stopped && !state->done)
+		sframe_uw_next(state);
+	while (!state->stopped && !state->done) {
+		if (sframe_uw_run_ok(state)) {
+			switch (sframe_uw_run(state, consume_entry, cookie)) {
+			case SFRAME_UW_RUN_STOP:
+				goto out;
+			case SFRAME_UW_RUN_DONE:
+				goto done;
+			case SFRAME_UW_RUN_NEXT:
+				continue;
+			}
+		} else if (!consume_entry(cookie, state->pc)) {
+			goto out;
+		}
+		if (!sframe_uw_next(state))
+			break;
+	}
+done:
+	if (state->done && state->reliable)
+		ret = 0;
+out:
+	preempt_enable_notrace();
+	return ret;
+}
 
 /**
  * sframe_stack_walk_state() - walk a stack, report each PC, keep the state
@@ -846,42 +898,14 @@ noinline int sframe_stack_walk_state(stack_trace_consume_fn consume_entry,
 				     struct pt_regs *regs,
 				     struct sframe_unwind_state *state)
 {
-	int ret = -EINVAL;
-
-	if (task != current && !regs)
+	if (task != current && !regs) {
 		sframe_uw_start_blocked(state, task);
-	else
-		sframe_unwind_start(state, task, regs);
-	/*
-	 * One preemption-disabled section for the whole walk, the step
-	 * inlined: callers of arch_stack_walk() may be atomic, so
-	 * @consume_entry never sleeps.
-	 */
-	preempt_disable_notrace();
-	/* For current, sframe_unwind_start() stopped in this function. */
-	if (!regs && task == current && !state->stopped && !state->done)
-		sframe_uw_next(state);
-	while (!state->stopped && !state->done) {
-		if (sframe_uw_run_ok(state)) {
-			switch (sframe_uw_run(state, consume_entry, cookie)) {
-			case SFRAME_UW_RUN_STOP:
-				goto out;
-			case SFRAME_UW_RUN_DONE:
-				continue;
-			case SFRAME_UW_RUN_NEXT:
-				continue;
-			}
-		} else if (!consume_entry(cookie, state->pc)) {
-			goto out;
-		}
-		if (!sframe_uw_next(state))
-			break;
+		return sframe_uw_walk(consume_entry, cookie, state, false);
 	}
-	if (state->done && state->reliable)
-		ret = 0;
-out:
-	preempt_enable_notrace();
-	return ret;
+	sframe_unwind_start(state, task, regs);
+	/* For current, sframe_unwind_start() stopped in this function. */
+	return sframe_uw_walk(consume_entry, cookie, state,
+			      !regs && task == current);
 }
 EXPORT_SYMBOL_GPL(sframe_stack_walk_state);
 NOKPROBE_SYMBOL(sframe_stack_walk_state);
@@ -905,6 +929,12 @@ noinline void sframe_stack_walk(stack_trace_consume_fn consume_entry,
 
 	if (regs && task != current)
 		return;
+	/* A blocked task's walk inline (the loop keeps the state in registers) */
+	if (task != current) {
+		sframe_uw_start_blocked(&state, task);
+		sframe_uw_walk(consume_entry, cookie, &state, false);
+		return;
+	}
 	sframe_stack_walk_state(consume_entry, cookie, task, regs, &state);
 }
 EXPORT_SYMBOL_GPL(sframe_stack_walk);

@@ -9,6 +9,7 @@
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/rethook.h>
+#include <linux/sched.h>
 #include <sframe/compat.h>
 #include <sframe/sframe.h>
 #include <sframe/step.h>
@@ -18,6 +19,7 @@
 #include <asm/insn.h>
 #include <asm/pointer_auth.h>
 #else
+#include <asm/switch_to.h>
 #include <asm/text-patching.h>
 #endif
 
@@ -54,11 +56,41 @@ static inline unsigned long sframe_arch_strip(unsigned long ra)
 /* Fill state->stacks with the stacks @state->task may be walked on. */
 void sframe_arch_init_stacks(struct sframe_unwind_state *state);
 
-/*
- * Start at the blocked task's switch frame (pc, sp, fp); state->stack is
- * its task stack.
+/**
+ * sframe_arch_start_blocked() - start at a blocked task's switch frame
+ * @state: the walk; state->stack is the task stack
+ *
+ * Sets pc, sp and fp (sp 0 when the frame is not on the task stack).
+ * Inline: the walk of a blocked task takes them from registers.
  */
-void sframe_arch_start_blocked(struct sframe_unwind_state *state);
+static __always_inline void
+sframe_arch_start_blocked(struct sframe_unwind_state *state)
+{
+	struct task_struct *task = state->task;
+#ifdef CONFIG_X86_64
+	struct inactive_task_frame *frame;
+	unsigned long sp = task->thread.sp;
+
+	/* The switch frame must lie on the task stack before it is read. */
+	if (sp < state->stack.low || sp > state->stack.high ||
+	    state->stack.high - sp < sizeof(*frame) ||
+	    !IS_ALIGNED(sp, sizeof(long))) {
+		state->sp = 0;
+		return;
+	}
+	frame = (struct inactive_task_frame *)sp;
+	state->sp = (unsigned long)(frame + 1);
+	state->fp = READ_ONCE_NOCHECK(frame->bp);
+	state->pc = READ_ONCE_NOCHECK(frame->ret_addr);
+#else
+	state->pc = sframe_strip_pac(thread_saved_pc(task));
+	state->sp = thread_saved_sp(task);
+	state->fp = thread_saved_fp(task);
+#endif
+	/* A task that never ran starts at the first byte of its entry. */
+	state->flags = state->pc == (unsigned long)sframe_fork_entry ?
+		       SFRAME_FRAME_EXACT : 0;
+}
 
 /* Start (or continue after a boundary) at an exception frame. */
 void sframe_arch_start_regs(struct sframe_unwind_state *state,

@@ -57,22 +57,6 @@ void sframe_arch_init_stacks(struct sframe_unwind_state *state)
 }
 
 /**
- * sframe_arch_start_blocked() - start at a blocked task's switch frame
- * @state: the walk
- */
-void sframe_arch_start_blocked(struct sframe_unwind_state *state)
-{
-	struct task_struct *task = state->task;
-
-	state->pc = sframe_strip_pac(thread_saved_pc(task));
-	state->sp = thread_saved_sp(task);
-	state->fp = thread_saved_fp(task);
-	/* A task that never ran starts at the first byte of its entry. */
-	state->flags = state->pc == (unsigned long)sframe_fork_entry ?
-		       SFRAME_FRAME_EXACT : 0;
-}
-
-/**
  * sframe_arch_start_regs() - continue at an exception frame
  * @state: the walk
  * @regs: the saved registers of the interrupted context

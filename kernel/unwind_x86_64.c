@@ -44,31 +44,6 @@ void sframe_arch_init_stacks(struct sframe_unwind_state *state)
 }
 
 /**
- * sframe_arch_start_blocked() - start at a blocked task's switch frame
- * @state: the walk
- */
-void sframe_arch_start_blocked(struct sframe_unwind_state *state)
-{
-	struct inactive_task_frame *frame;
-	unsigned long sp = state->task->thread.sp;
-
-	/* The switch frame must lie on the task stack before it is read. */
-	if (sp < state->stack.low || sp > state->stack.high ||
-	    state->stack.high - sp < sizeof(*frame) ||
-	    !IS_ALIGNED(sp, sizeof(long))) {
-		state->sp = 0;
-		return;
-	}
-	frame = (struct inactive_task_frame *)sp;
-	state->sp = (unsigned long)(frame + 1);
-	state->fp = READ_ONCE_NOCHECK(frame->bp);
-	state->pc = READ_ONCE_NOCHECK(frame->ret_addr);
-	/* A task that never ran starts at the first byte of its entry. */
-	state->flags = state->pc == (unsigned long)sframe_fork_entry ?
-		       SFRAME_FRAME_EXACT : 0;
-}
-
-/**
  * sframe_arch_start_regs() - continue at an exception frame
  * @state: the walk
  * @regs: the saved registers of the interrupted context

@@ -1211,7 +1211,9 @@ static bool sfu_ra_rec_same(u64 e, unsigned long ra)
 	       r->cfa.offset == n && r->fp.kind == SFRAME_LOC_CFA &&
 	       r->fp.offset == -lo && r->ra.kind == SFRAME_LOC_CFA &&
 	       r->ra.offset == -lo + (long)sizeof(long) &&
-	       r->step_low == -lo;
+	       r->step_low == -lo &&
+	       (!(e & SFRAME_RA_REC_SP) ||
+		(!(e & SFRAME_RA_REC_FP) && n == lo));
 }
 #endif
 

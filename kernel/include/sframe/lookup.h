@@ -178,12 +178,15 @@ extern struct sframe_ra_table sframe_vmlinux_ra;
  * with %SFRAME_RA_REC_FP) plus %SFRAME_RA_REC_CFA words, and it restores
  * FP and RA from the frame record {FP, RA} %SFRAME_RA_REC_LOW words below
  * the CFA (arm64's "stp x29, x30, [sp, #-N]!" saves one N bytes below).
+ * %SFRAME_RA_REC_SP marks the usual case, the record at SP (the CFA SP
+ * plus as many words as the record lies below it).
  */
 #define SFRAME_RA_KEY_SHIFT	2	/* log2(SFRAME_ARCH_CALL_SIZE) */
 #define SFRAME_RA_KEY_BITS	24
 #define SFRAME_RA_KEY		GENMASK_ULL(SFRAME_RA_KEY_BITS - 1, 0)
 #define SFRAME_RA_EMPTY		SFRAME_RA_KEY
-#define SFRAME_RA_INDEX		GENMASK_ULL(44, 24)
+#define SFRAME_RA_INDEX		GENMASK_ULL(43, 24)
+#define SFRAME_RA_REC_SP	BIT_ULL(44)
 #define SFRAME_RA_REC_LOW	GENMASK_ULL(52, 45)
 #define SFRAME_RA_REC_CFA	GENMASK_ULL(60, 53)
 #define SFRAME_RA_REC_FP	BIT_ULL(61)
