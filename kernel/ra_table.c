@@ -12,6 +12,7 @@
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/sched/debug.h>
 #include <linux/slab.h>
 #include <asm/sections.h>
 #include <sframe/lookup.h>
@@ -73,23 +74,42 @@ static bool sframe_ra_put(u64 *slot, u32 b, u64 e)
 }
 
 /*
+ * The return sites nearly every walk meets: those in the scheduler's and
+ * the locks' text (every blocked task's walk goes through them) and in pt_regs or END
+ * annotations (where walks end).  They are placed first and evicted last,
+ * so that they lie in their first bucket, which a lookup reads first.
+ */
+static bool sframe_ra_hot(const struct sframe_ra_table *t, u64 e)
+{
+	return (e & SFRAME_RA_ANNOT) ||
+	       in_sched_functions(t->base + sframe_ra_off(e) - 1);
+}
+
+/*
  * Cuckoo insertion: a free slot in the entry's first bucket (the one a
  * lookup reads first), else in its second; else it takes a slot of its
- * first bucket and the entry it evicts moves to its own other bucket, and
- * so on.  Return: false when SFRAME_RA_MAX_KICKS evictions found no free
- * slot (an entry is then lost: the table must be built again).
+ * first bucket (not a hot one's if it can) and the entry it evicts moves
+ * to its own other bucket, and so on.  Return: false when
+ * SFRAME_RA_MAX_KICKS evictions found no free slot (an entry is then
+ * lost: the table must be built again).
  */
 static bool sframe_ra_insert(const struct sframe_ra_table *t, u64 *slot,
 			     u64 e)
 {
-	u32 k = sframe_ra_off(e), b = sframe_ra_first(t, k), i, n;
+	u32 k = sframe_ra_off(e), b = sframe_ra_first(t, k), i, n, w;
 	u64 old;
 
 	if (sframe_ra_put(slot, b, e) ||
 	    sframe_ra_put(slot, sframe_ra_second(t, k), e))
 		return true;
 	for (n = 0; n < SFRAME_RA_MAX_KICKS; n++) {
-		i = SFRAME_RA_WAYS * b + n % SFRAME_RA_WAYS;
+		for (w = 0; w < SFRAME_RA_WAYS; w++) {
+			i = SFRAME_RA_WAYS * b + (n + w) % SFRAME_RA_WAYS;
+			if (!sframe_ra_hot(t, slot[i]))
+				break;
+		}
+		if (w == SFRAME_RA_WAYS)
+			i = SFRAME_RA_WAYS * b + n % SFRAME_RA_WAYS;
 		old = slot[i];
 		slot[i] = e;
 		e = old;
@@ -120,10 +140,12 @@ static u64 *sframe_ra_fill(struct sframe_ra_table *t, const u64 *ent, u32 n)
 		for (i = 0; i < SFRAME_RA_WAYS * buckets; i++)
 			slot[i] = SFRAME_RA_EMPTY;
 		t->buckets = buckets;
-		for (i = 0; i < n; i++)
-			if (!sframe_ra_insert(t, slot, ent[i]))
+		/* The hot entries first, then the others. */
+		for (i = 0; i < 2 * n; i++)
+			if (sframe_ra_hot(t, ent[i % n]) == (i < n) &&
+			    !sframe_ra_insert(t, slot, ent[i % n]))
 				break;
-		if (i == n)
+		if (i == 2 * n)
 			return slot;
 		kvfree(slot);
 		buckets += buckets / 8 + 1;
@@ -184,7 +206,7 @@ size_t sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 	unsigned long ra, ri_start = sframe_rest_init(), ri_size, off;
 	const struct sframe_rows_rule *r;
 	const struct sframe_annot *a;
-	u32 rec = 0, rec_sp = 0, id, bad = 0;
+	u32 rec = 0, rec_sp = 0, hot = 0, hot_second = 0, id, bad = 0;
 	u64 *slot, *ent, val;
 	int err;
 
@@ -239,14 +261,21 @@ size_t sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 	kvfree(ent);
 	if (!slot)
 		goto nomem;
-	for (b = 0; b < t->buckets; b++)
-		for (i = SFRAME_RA_WAYS * b; i < SFRAME_RA_WAYS * (b + 1); i++)
-			second += sframe_ra_key(slot[i]) != SFRAME_RA_EMPTY &&
-				  sframe_ra_first(t, sframe_ra_off(slot[i])) != b;
+	for (b = 0; b < t->buckets; b++) {
+		for (i = SFRAME_RA_WAYS * b; i < SFRAME_RA_WAYS * (b + 1); i++) {
+			if (sframe_ra_key(slot[i]) == SFRAME_RA_EMPTY)
+				continue;
+			hot += sframe_ra_hot(t, slot[i]);
+			if (sframe_ra_first(t, sframe_ra_off(slot[i])) == b)
+				continue;
+			second++;
+			hot_second += sframe_ra_hot(t, slot[i]);
+		}
+	}
 	/* Complete before @slot: pairs with sframe_ra_rule()'s acquire. */
 	smp_store_release(&t->slot, slot);
-	pr_info("vmlinux: return sites: %u of %u calls listed (plain answers, pt_regs), %u by their frame record (%u at SP), %u buckets, %u in their second: %zu bytes\n",
-		n, calls, rec, rec_sp, t->buckets, second,
+	pr_info("vmlinux: return sites: %u of %u calls listed (plain answers, pt_regs), %u by their frame record (%u at SP), %u buckets, %u in their second (of the %u hot ones %u): %zu bytes\n",
+		n, calls, rec, rec_sp, t->buckets, second, hot, hot_second,
 		SFRAME_RA_WAYS * (size_t)t->buckets * sizeof(*slot));
 	if (bad)
 		pr_warn("vmlinux: return sites: %u not listed: rule or annotation number too large\n",

@@ -678,14 +678,15 @@ static const struct sframe_step_mem sframe_uw_run_mem = {
 /*
  * sframe_step_simple() at a listed return site whose slot gives the rule
  * as a frame record (SFRAME_RA_REC): the same CFA, checks and loads, the
- * rule not read.  Both slots lie in [record, CFA); @s->low is the frame's
+ * rule not read.  Return: 1 if it stepped, 0 if the step needs the
+ * general path, -1 if the slot holds no record.  Both slots lie in [record, CFA); @s->low is the frame's
  * SP, word-aligned (sframe_uw_run()), so a record at or above it has its
  * CFA above SP; a record at SP is all that needs.
  */
-static __always_inline bool sframe_uw_rec_step(u64 e, struct sframe_stack *s,
-					       struct sframe_frame *f,
-					       unsigned long *ra,
-					       unsigned long *slot)
+static __always_inline int sframe_uw_rec_step(u64 e, struct sframe_stack *s,
+					      struct sframe_frame *f,
+					      unsigned long *ra,
+					      unsigned long *slot)
 {
 	unsigned long cfa, rec;
 
@@ -694,8 +695,8 @@ static __always_inline bool sframe_uw_rec_step(u64 e, struct sframe_stack *s,
 		cfa = rec + FIELD_GET(SFRAME_RA_REC_CFA, e) * sizeof(long);
 		/* sframe_uw_span(): the rest holds at SP. */
 		if (cfa <= rec || cfa > s->high)
-			return false;
-	} else {
+			return 0;
+	} else if (e & SFRAME_RA_REC) {
 		cfa = (e & SFRAME_RA_REC_FP ? f->fp : f->sp) +
 		      FIELD_GET(SFRAME_RA_REC_CFA, e) * sizeof(long);
 		rec = cfa - FIELD_GET(SFRAME_RA_REC_LOW, e) * sizeof(long);
@@ -706,7 +707,9 @@ static __always_inline bool sframe_uw_rec_step(u64 e, struct sframe_stack *s,
 		 */
 		if (rec < s->low || rec >= cfa || cfa > s->high ||
 		    (rec & (sizeof(long) - 1)))
-			return false;
+			return 0;
+	} else {
+		return -1;
 	}
 	s->low = cfa;
 	f->fp = sframe_uw_mem_load(NULL, rec);
@@ -715,7 +718,7 @@ static __always_inline bool sframe_uw_rec_step(u64 e, struct sframe_stack *s,
 		*ra = sframe_uw_arch.strip(*ra);
 	f->sp = cfa;
 	*slot = rec + sizeof(long);
-	return true;
+	return 1;
 }
 
 /*
@@ -762,7 +765,7 @@ static __always_inline int sframe_uw_run(struct sframe_unwind_state *state,
 	};
 	/* The slot of @pc */
 	u64 e = state->next_slot;
-	int ret = SFRAME_UW_RUN_STEP;
+	int ret = SFRAME_UW_RUN_STEP, stepped;
 
 	for (;;) {
 		if (!consume_entry(cookie, pc)) {
@@ -771,10 +774,10 @@ static __always_inline int sframe_uw_run(struct sframe_unwind_state *state,
 		}
 		if (frames >= SFRAME_UNWIND_MAX_FRAMES)
 			break;
-		if (likely(e & SFRAME_RA_REC)) {
-			if (!sframe_uw_rec_step(e, &stack, &f, &ra, &slot))
-				break;
-		} else {
+		stepped = sframe_uw_rec_step(e, &stack, &f, &ra, &slot);
+		if (!stepped)
+			break;
+		if (stepped < 0) {
 			rule = sframe_ra_slot_rule(e, &annot);
 			if (!(rule->flags & SFRAME_RULE_STEP_SIMPLE) ||
 			    !sframe_step_simple(&sframe_uw_arch,
