@@ -141,10 +141,13 @@ static u64 *sframe_ra_fill(struct sframe_ra_table *t, const u64 *ent, u32 n)
 			slot[i] = SFRAME_RA_EMPTY;
 		t->buckets = buckets;
 		/* The hot entries first, then the others. */
-		for (i = 0; i < 2 * n; i++)
-			if (sframe_ra_hot(t, ent[i % n]) == (i < n) &&
+		for (i = 0; i < 2 * n; i++) {
+			bool first_pass = i < n;
+
+			if (sframe_ra_hot(t, ent[i % n]) == first_pass &&
 			    !sframe_ra_insert(t, slot, ent[i % n]))
 				break;
+		}
 		if (i == 2 * n)
 			return slot;
 		kvfree(slot);
@@ -163,6 +166,7 @@ static u64 *sframe_ra_fill(struct sframe_ra_table *t, const u64 *ent, u32 n)
 static u64 sframe_ra_rec(const struct sframe_rows_rule *r)
 {
 	s32 n = r->cfa.offset, lo = -r->fp.offset;
+	u64 rec;
 
 	if (!(r->flags & SFRAME_RULE_STEP_SIMPLE) ||
 	    r->fp.kind != SFRAME_LOC_CFA ||
@@ -172,9 +176,13 @@ static u64 sframe_ra_rec(const struct sframe_rows_rule *r)
 	    lo <= 0 || lo % sizeof(long) ||
 	    lo / sizeof(long) > FIELD_MAX(SFRAME_RA_REC_LOW))
 		return 0;
-	return SFRAME_RA_REC |
-	       (r->cfa.reg == SFRAME_ARCH_FP_REG ? SFRAME_RA_REC_FP :
-	        n == lo ? SFRAME_RA_REC_SP : 0) |
+	if (r->cfa.reg == SFRAME_ARCH_FP_REG)
+		rec = SFRAME_RA_REC | SFRAME_RA_REC_FP;
+	else if (n == lo)
+		rec = SFRAME_RA_REC | SFRAME_RA_REC_SP;
+	else
+		rec = SFRAME_RA_REC;
+	return rec |
 	       FIELD_PREP(SFRAME_RA_REC_CFA, n / sizeof(long)) |
 	       FIELD_PREP(SFRAME_RA_REC_LOW, lo / sizeof(long));
 }

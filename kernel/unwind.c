@@ -678,10 +678,11 @@ static const struct sframe_step_mem sframe_uw_run_mem = {
 /*
  * sframe_step_simple() at a listed return site whose slot gives the rule
  * as a frame record (SFRAME_RA_REC): the same CFA, checks and loads, the
- * rule not read.  Return: 1 if it stepped, 0 if the step needs the
- * general path, -1 if the slot holds no record.  Both slots lie in [record, CFA); @s->low is the frame's
+ * rule not read.  Both slots lie in [record, CFA); @s->low is the frame's
  * SP, word-aligned (sframe_uw_run()), so a record at or above it has its
- * CFA above SP; a record at SP is all that needs.
+ * CFA above SP; a record at SP is all that needs.  Return: 1 if it
+ * stepped, 0 if the step needs the general path, -1 if the slot holds no
+ * record.
  */
 static __always_inline int sframe_uw_rec_step(u64 e, struct sframe_stack *s,
 					      struct sframe_frame *f,

@@ -135,6 +135,9 @@ sframe_kernel_answer(unsigned long pc, struct sframe_answer *scratch)
  * Where every call instruction has one size and alignment (arm64: 4), the
  * return sites of vmlinux can be listed by scanning its text.
  */
+/* Slots per bucket (sframe_ra_entry() reads them one by one) */
+#define SFRAME_RA_WAYS		2
+
 /**
  * struct sframe_ra_table - vmlinux's return sites and their rules
  * @slot: @buckets buckets of %SFRAME_RA_WAYS slots; per slot (see
@@ -158,8 +161,6 @@ sframe_kernel_answer(unsigned long pc, struct sframe_answer *scratch)
  * boot path after vmlinux's rows, published complete (@slot last), never
  * changed.
  */
-#define SFRAME_RA_WAYS		2	/* sframe_ra_entry() reads them by hand */
-
 struct sframe_ra_table {
 	const u64 *slot;
 	const struct sframe_rows_rule *rules;
