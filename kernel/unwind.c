@@ -453,8 +453,15 @@ sframe_uw_unlisted(struct sframe_unwind_state *state, unsigned long ra,
 		state->pc = sframe_arch_recover_ra(state, ra, slot);
 	if (!state->pc)
 		return sframe_uw_stop(state, SFRAME_UW_RA);
-	/* vmlinux text inline; modules, trampolines, BPF: the full check. */
-	if (!is_kernel_text(state->pc) && !kernel_text_address(state->pc))
+	/*
+	 * vmlinux text inline; a module's return address by its answer,
+	 * which the next step asks for anyway (a rule for PC - 1 lies in a
+	 * loaded module's text), usually from the lookup cache; the rest
+	 * (trampolines, BPF, text without SFrame): the full check.
+	 */
+	if (!is_kernel_text(state->pc) &&
+	    !sframe_kernel_answer(state->pc - 1, &state->ans)->rule &&
+	    !kernel_text_address(state->pc))
 		return sframe_uw_stop(state, SFRAME_UW_NOT_TEXT);
 	return true;
 }
