@@ -75,9 +75,10 @@ static bool sframe_ra_put(u64 *slot, u32 b, u64 e)
 
 /*
  * The return sites nearly every walk meets: those in the scheduler's and
- * the locks' text (every blocked task's walk goes through them) and in pt_regs or END
- * annotations (where walks end).  They are placed first and evicted last,
- * so that they lie in their first bucket, which a lookup reads first.
+ * the locks' text (every blocked task's walk goes through them) and in
+ * pt_regs or END annotations (where walks end).  They are placed first and
+ * evicted last, so that they lie in their first bucket, which a lookup
+ * reads first.
  */
 static bool sframe_ra_hot(const struct sframe_ra_table *t, u64 e)
 {
@@ -280,7 +281,7 @@ size_t sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 			hot_second += sframe_ra_hot(t, slot[i]);
 		}
 	}
-	/* Complete before @slot: pairs with sframe_ra_rule()'s acquire. */
+	/* Complete before @slot: pairs with sframe_ra_slot()'s acquire. */
 	smp_store_release(&t->slot, slot);
 	pr_info("vmlinux: return sites: %u of %u calls listed (plain answers, pt_regs), %u by their frame record (%u at SP), %u buckets, %u in their second (of the %u hot ones %u): %zu bytes\n",
 		n, calls, rec, rec_sp, t->buckets, second, hot, hot_second,

@@ -454,13 +454,17 @@ sframe_uw_unlisted(struct sframe_unwind_state *state, unsigned long ra,
 	if (!state->pc)
 		return sframe_uw_stop(state, SFRAME_UW_RA);
 	/*
-	 * vmlinux text inline; a module's return address by its answer,
-	 * which the next step asks for anyway (a rule for PC - 1 lies in a
-	 * loaded module's text), usually from the lookup cache; the rest
-	 * (trampolines, BPF, text without SFrame): the full check.
+	 * vmlinux text inline.  Outside vmlinux's image, a module's return
+	 * address by its answer, which the next step asks for anyway
+	 * (usually from the lookup cache): the registry has rules for loaded
+	 * modules' text only (their init text until it is freed).  The rest
+	 * (vmlinux's init text, which vmlinux's section describes also
+	 * after it is freed; trampolines, BPF, text without SFrame): the
+	 * full check.
 	 */
 	if (!is_kernel_text(state->pc) &&
-	    !sframe_kernel_answer(state->pc - 1, &state->ans)->rule &&
+	    (__is_kernel(state->pc) ||
+	     !sframe_kernel_answer(state->pc - 1, &state->ans)->rule) &&
 	    !kernel_text_address(state->pc))
 		return sframe_uw_stop(state, SFRAME_UW_NOT_TEXT);
 	return true;
@@ -750,8 +754,12 @@ static __always_inline int sframe_uw_run(struct sframe_unwind_state *state,
 					 void *cookie)
 {
 	const struct sframe_ra_table tab = {
-		/* Set: state->next_slot came from it (pairs as in sframe_ra_slot()) */
-		.slot = smp_load_acquire(&sframe_vmlinux_ra.slot),
+		/*
+		 * Published: state->next_slot was read from it after
+		 * sframe_ra_slot()'s acquire, earlier in this walk, which
+		 * orders these reads as well.
+		 */
+		.slot = READ_ONCE(sframe_vmlinux_ra.slot),
 		.base = sframe_vmlinux_ra.base,
 		.buckets = sframe_vmlinux_ra.buckets,
 	};

@@ -51,6 +51,12 @@ struct sframe_kunit_fixture {
 	u32 nrows;
 };
 
+/*
+ * vmlinux's init text, for the module suite (which runs after it is
+ * freed): [start, end), exported by the built-in suite.
+ */
+extern const unsigned long sframe_kunit_inittext[2];
+
 /* vmlinux's annotation table (the linker script brackets it). */
 extern struct sframe_annot __start_sframe_annot[], __stop_sframe_annot[];
 

@@ -595,6 +595,80 @@ static void sframe_module_unwind(struct kunit *test)
 			   peer_ko, loaded);
 }
 
+#ifdef CONFIG_SFRAME_UNWIND_KUNIT_TEST
+/*
+ * A return address into vmlinux's init text, freed at the end of the boot
+ * (this suite runs at insmod, after it), is not text any more, although
+ * vmlinux's section still has a rule there: the walk stops at it.  The
+ * init text's bounds come from the built-in suite.
+ */
+static void sframe_module_freed_init_ra(struct kunit *test)
+{
+	unsigned long *stack, *slot = NULL, saved, end, ra, init_ra = 0;
+	unsigned long sym, size;
+	struct sfm_walk w = { };
+	struct task_struct *task;
+	struct sframe_rule r;
+	int ret, tries;
+
+	KUNIT_ASSERT_EQ(test, system_state, SYSTEM_RUNNING);
+	for (ra = sframe_kunit_inittext[0] + 4; ra < sframe_kunit_inittext[1];
+	     ra += 4) {
+		if (!sframe_kernel_find(ra - 1, &r)) {
+			init_ra = ra;
+			break;
+		}
+	}
+	KUNIT_ASSERT_NE_MSG(test, init_ra, 0UL, "no rule in the init text");
+
+	w.p = kunit_kzalloc(test, sizeof(*w.p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w.p);
+	task = sframe_park_start(&w.p->park, "sfm_init_ra");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	/* The slot holding fn2's return address into fn1. */
+#ifdef CONFIG_X86_64
+	stack = (unsigned long *)task->thread.sp;
+#else
+	stack = (unsigned long *)thread_saved_sp(task);
+#endif
+	end = (unsigned long)task_stack_page(task) + THREAD_SIZE;
+	for (; (unsigned long)stack < end; stack++) {
+		/* another task's stack: past its frames' KASAN redzones */
+		unsigned long v = READ_ONCE_NOCHECK(*stack);
+
+#ifdef CONFIG_ARM64
+		v = sframe_strip_pac(v);
+#endif
+		if (v > (unsigned long)sframe_park_fn1 &&
+		    sframe_kunit_symbol(v, &sym, &size) &&
+		    sym == (unsigned long)sframe_park_fn1) {
+			slot = stack;
+			break;
+		}
+	}
+	if (!slot) {
+		sframe_park_stop(&w.p->park, task);
+		KUNIT_FAIL(test, "return address into the parked chain not found");
+		return;
+	}
+	saved = *slot;
+	*slot = init_ra;
+	for (tries = 0; tries < 1000; tries++) {
+		ret = sframe_unwind_call_blocked(task, sfm_walk_pinned, &w);
+		if (ret != -EBUSY && ret != -EAGAIN)
+			break;
+		usleep_range(1000, 2000);
+	}
+	*slot = saved;
+	sframe_park_stop(&w.p->park, task);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	kunit_info(test, "%pS as a return address: %s after %u frames\n",
+		   (void *)init_ra, sframe_unwind_strerror(w.st.error), w.p->n);
+	KUNIT_EXPECT_NE(test, w.ret, 0);
+	KUNIT_EXPECT_EQ(test, w.st.error, SFRAME_UW_NOT_TEXT);
+}
+#endif
+
 /*
  * ---- a kthread blocked inside a real multi-object module --------------
  *
@@ -747,6 +821,9 @@ static struct kunit_case sframe_module_cases[] = {
 #endif
 	KUNIT_CASE(sframe_module_blocked_in_zram),
 	KUNIT_CASE(sframe_module_own_stack_failure),
+#ifdef CONFIG_SFRAME_UNWIND_KUNIT_TEST
+	KUNIT_CASE(sframe_module_freed_init_ra),
+#endif
 #endif
 	{}
 };

@@ -30,6 +30,7 @@
 #include <sframe/unwind.h>
 #ifdef CONFIG_X86_64
 #include <asm/insn.h>
+#include <asm/sections.h>
 #endif
 #include "sframe_kunit.h"
 #include "sframe_park.h"
@@ -55,6 +56,11 @@ static bool sfu_store(void *cookie, unsigned long addr)
 	t->e[t->n++] = addr;
 	return true;
 }
+
+const unsigned long sframe_kunit_inittext[2] = {
+	(unsigned long)_sinittext, (unsigned long)_einittext,
+};
+EXPORT_SYMBOL_GPL(sframe_kunit_inittext);
 
 /* ---- the chain: sframe_park.h ------------------------------------- */
 

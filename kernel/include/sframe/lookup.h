@@ -141,10 +141,11 @@ sframe_kernel_answer(unsigned long pc, struct sframe_answer *scratch)
 /**
  * struct sframe_ra_table - vmlinux's return sites and their rules
  * @slot: @buckets buckets of %SFRAME_RA_WAYS slots; per slot (see
- *        %SFRAME_RA_KEY): the key (return address - _stext) / 4, or %SFRAME_RA_EMPTY for
- *        an empty slot; the number of its rule in @rules, with the rule's
- *        frame record where it has one; or with %SFRAME_RA_ANNOT the
- *        number of its annotation in @annots.  NULL until published
+ *        %SFRAME_RA_KEY): the key (return address - _stext) / 4, or
+ *        %SFRAME_RA_EMPTY for an empty slot; the number of its rule in
+ *        @rules, with the rule's frame record where it has one; or with
+ *        %SFRAME_RA_ANNOT the number of its annotation in @annots.  NULL
+ *        until published
  * @rules: vmlinux's rules as the step uses them (sframe_kernel_answer())
  * @annots: vmlinux's annotation table
  * @base: the first byte of vmlinux's text (_stext)
