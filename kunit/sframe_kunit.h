@@ -8,7 +8,9 @@
 
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
+#include <linux/sched/task_stack.h>
 #include <linux/types.h>
+#include <sframe/compat.h>
 #include <sframe/kernel.h>
 #include <sframe/sframe.h>
 
@@ -83,6 +85,41 @@ static inline bool sframe_kunit_symbol(unsigned long addr, unsigned long *start,
 		return false;
 	*start = addr - off;
 	return true;
+}
+
+/**
+ * sframe_kunit_ra_slot() - where a blocked task saved a return address
+ * @task: a task blocked in a known chain (sframe_park.h), stack pinned
+ * @func: the function the return address lies in (not at its start)
+ *
+ * For tests that corrupt the slot.  On arm64 the address may be signed.
+ *
+ * Return: the first slot above the task's switch frame holding one, or
+ * NULL.
+ */
+static inline unsigned long *sframe_kunit_ra_slot(struct task_struct *task,
+						  void *func)
+{
+	unsigned long *stack, end, ra, start, size;
+
+#ifdef CONFIG_X86_64
+	stack = (unsigned long *)task->thread.sp;
+#else
+	stack = (unsigned long *)thread_saved_sp(task);
+#endif
+	end = (unsigned long)task_stack_page(task) + THREAD_SIZE;
+	for (; (unsigned long)stack < end; stack++) {
+		/* another task's stack: past its frames' KASAN redzones */
+		ra = READ_ONCE_NOCHECK(*stack);
+#ifdef CONFIG_ARM64
+		ra = sframe_strip_pac(ra);
+#endif
+		if (ra != (unsigned long)func &&
+		    sframe_kunit_symbol(ra, &start, &size) &&
+		    start == (unsigned long)func)
+			return stack;
+	}
+	return NULL;
 }
 
 /*

@@ -604,8 +604,7 @@ static void sframe_module_unwind(struct kunit *test)
  */
 static void sframe_module_freed_init_ra(struct kunit *test)
 {
-	unsigned long *stack, *slot = NULL, saved, end, ra, init_ra = 0;
-	unsigned long sym, size;
+	unsigned long *slot, saved, ra, init_ra = 0;
 	struct sfm_walk w = { };
 	struct task_struct *task;
 	struct sframe_rule r;
@@ -626,26 +625,7 @@ static void sframe_module_freed_init_ra(struct kunit *test)
 	task = sframe_park_start(&w.p->park, "sfm_init_ra");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	/* The slot holding fn2's return address into fn1. */
-#ifdef CONFIG_X86_64
-	stack = (unsigned long *)task->thread.sp;
-#else
-	stack = (unsigned long *)thread_saved_sp(task);
-#endif
-	end = (unsigned long)task_stack_page(task) + THREAD_SIZE;
-	for (; (unsigned long)stack < end; stack++) {
-		/* another task's stack: past its frames' KASAN redzones */
-		unsigned long v = READ_ONCE_NOCHECK(*stack);
-
-#ifdef CONFIG_ARM64
-		v = sframe_strip_pac(v);
-#endif
-		if (v > (unsigned long)sframe_park_fn1 &&
-		    sframe_kunit_symbol(v, &sym, &size) &&
-		    sym == (unsigned long)sframe_park_fn1) {
-			slot = stack;
-			break;
-		}
-	}
+	slot = sframe_kunit_ra_slot(task, sframe_park_fn1);
 	if (!slot) {
 		sframe_park_stop(&w.p->park, task);
 		KUNIT_FAIL(test, "return address into the parked chain not found");

@@ -788,7 +788,7 @@ static void sfu_test_fgraph(struct kunit *test)
 
 static void sfu_test_corrupt(struct kunit *test)
 {
-	unsigned long *stack, *slot = NULL, saved, end;
+	unsigned long *slot, saved;
 	struct sframe_unwind_state *st;
 	struct task_struct *task;
 	struct sfu_trace *t;
@@ -815,21 +815,7 @@ static void sfu_test_corrupt(struct kunit *test)
 		return;
 
 	/* The slot holding func2's return address into func1. */
-#ifdef CONFIG_X86_64
-	stack = (unsigned long *)task->thread.sp;
-#else
-	stack = (unsigned long *)thread_saved_sp(task);
-#endif
-	end = (unsigned long)task_stack_page(task) + THREAD_SIZE;
-	for (; (unsigned long)stack < end; stack++) {
-		/* another task's stack: past its frames' KASAN redzones */
-		unsigned long ra = sfu_code(READ_ONCE_NOCHECK(*stack));
-
-		if (sfu_in(ra, sframe_park_fn1) && ra != (unsigned long)sframe_park_fn1) {
-			slot = stack;
-			break;
-		}
-	}
+	slot = sframe_kunit_ra_slot(task, sframe_park_fn1);
 	KUNIT_ASSERT_NOT_NULL(test, slot);
 	saved = *slot;
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
