@@ -241,12 +241,19 @@ sframe_uw_own_rule(struct sframe_unwind_state *state)
  * through listed return sites takes this decision of sframe_uw_regs()).
  */
 static __always_inline bool
+sframe_uw_final_regs_on(unsigned long final, const struct sframe_stack *stack,
+			unsigned long addr)
+{
+	return addr == final && addr >= stack->low &&
+	       addr + sizeof(struct pt_regs) <= stack->high;
+}
+
+static __always_inline bool
 sframe_uw_final_regs(const struct sframe_unwind_state *state,
 		     unsigned long addr)
 {
-	return addr == (unsigned long)task_pt_regs(state->task) &&
-	       addr >= state->stack.low &&
-	       addr + sizeof(struct pt_regs) <= state->stack.high;
+	return sframe_uw_final_regs_on((unsigned long)task_pt_regs(state->task),
+				       &state->stack, addr);
 }
 
 /* Cross a pt_regs annotation: final frame, or continue at the regs. */
@@ -607,11 +614,17 @@ static __always_inline void
 sframe_uw_start_blocked(struct sframe_unwind_state *state,
 			struct task_struct *task)
 {
+	struct sframe_frame f __uninitialized;
+
 	sframe_uw_init(state, task);
 	state->nr_stacks = 0;
 	state->stack.low = (unsigned long)task_stack_page(task);
 	state->stack.high = state->stack.low + THREAD_SIZE;
-	sframe_arch_start_blocked(state);
+	sframe_arch_blocked_frame(task, &state->stack, &f);
+	state->pc = f.pc;
+	state->sp = f.sp;
+	state->fp = f.fp;
+	state->flags = f.flags;
 	if (!sframe_uw_on_stack(state, state->sp, 0))
 		sframe_uw_stop(state, SFRAME_UW_STACK);
 	else if (!(state->flags & SFRAME_FRAME_EXACT))
@@ -734,108 +747,148 @@ static __always_inline int sframe_uw_rec_step(u64 e, struct sframe_stack *s,
 }
 
 /*
- * The walk through listed return sites (arm64: most of a walk): report
- * state->pc, then step with its rule, for as long as each new PC is a
- * listed return site with a simple rule (sframe_step_simple(), or its
- * frame record in the slot) and the step stays on the current stack.  The
- * frame's registers, the stack's bounds and a copy of the return-site
- * table (published, never changed) are locals meanwhile, which
- * @consume_entry cannot reach: they stay in registers across it, where
- * the state and the table, which a callback could reach, would be loaded
- * again after every call.  What this loop does not handle it leaves to
- * sframe_uw_next(), with the state written back; except the usual end of
- * a walk, the task's own pt_regs on the current stack, which it crosses
- * as sframe_uw_regs() would.
- *
- * Call with state->next_slot giving a rule, state->flags 0, SP aligned.
+ * A walk's registers while it runs through listed return sites: a local of
+ * the walk, which @consume_entry cannot reach, so that it stays in
+ * registers across the call, where the state, which a callback could
+ * reach, would be loaded again after every call.
  */
-static __always_inline int sframe_uw_run(struct sframe_unwind_state *state,
-					 stack_trace_consume_fn consume_entry,
-					 void *cookie)
+struct sframe_uw_run {
+	struct sframe_stack stack;	/* low: the frame's SP */
+	struct sframe_frame f;		/* pc, sp, fp of the frame to report */
+	unsigned int frames;
+	u64 e;				/* the slot of f.pc */
+	unsigned long ra, slot;		/* SFRAME_UW_RUN_NEXT, not listed */
+	unsigned long regs;		/* SFRAME_UW_RUN_DONE: the pt_regs */
+};
+
+/*
+ * The walk through listed return sites (arm64: most of a walk): report
+ * @r->f.pc, then step with its rule, for as long as each new PC is a
+ * listed return site with a simple rule (sframe_step_simple(), or its
+ * frame record in the slot) and the step stays on the current stack.  A
+ * copy of the return-site table (published, never changed) is a local as
+ * well.  What this loop does not handle it leaves to sframe_uw_next()
+ * (sframe_uw_run_final() takes the usual end of a walk first).  It reads
+ * no lookup cache and no state: it needs no disabled preemption.
+ *
+ * Call with @r->e giving a rule, @r->f.flags 0, @r->f.sp aligned and equal
+ * to @r->stack.low (the stack below SP is consumed: SP lies on the current
+ * stack while a walk goes on, and the steps keep stack.low at SP).
+ * Return: SFRAME_UW_RUN_STEP (@r->f.pc reported, its step left to
+ * sframe_uw_next()), SFRAME_UW_RUN_NEXT (@r->f.pc the new PC to report,
+ * @r->e its slot: 0 if not listed, then @r->ra and @r->slot as the step
+ * read them) or SFRAME_UW_RUN_STOP.
+ */
+static __always_inline int sframe_uw_run_regs(struct sframe_uw_run *r,
+					      stack_trace_consume_fn consume_entry,
+					      void *cookie)
 {
 	const struct sframe_ra_table tab = {
 		/*
-		 * Published: state->next_slot was read from it after
-		 * sframe_ra_slot()'s acquire, earlier in this walk, which
-		 * orders these reads as well.
+		 * Published: @r->e was read from it after sframe_ra_slot()'s
+		 * acquire, earlier in this walk, which orders these reads
+		 * as well.
 		 */
 		.slot = READ_ONCE(sframe_vmlinux_ra.slot),
 		.base = sframe_vmlinux_ra.base,
 		.buckets = sframe_vmlinux_ra.buckets,
 	};
 	const struct sframe_rows_rule *rule;
-	/*
-	 * The stack below SP is consumed (SP lies on the current stack
-	 * while a walk goes on): the steps keep stack.low at SP.
-	 */
-	struct sframe_stack stack = {
-		.low = state->sp,
-		.high = state->stack.high,
-	};
-	unsigned int frames = state->frames;
 	const struct sframe_annot *annot;
-	unsigned long pc = state->pc, ra, slot;
-	struct sframe_frame f = {
-		.sp = state->sp,
-		.fp = state->fp,
-	};
-	/* The slot of @pc */
-	u64 e = state->next_slot;
-	int ret = SFRAME_UW_RUN_STEP, stepped;
+	int stepped;
 
 	for (;;) {
-		if (!consume_entry(cookie, pc)) {
-			ret = SFRAME_UW_RUN_STOP;
-			break;
-		}
-		if (frames >= SFRAME_UNWIND_MAX_FRAMES)
-			break;
-		stepped = sframe_uw_rec_step(e, &stack, &f, &ra, &slot);
+		if (!consume_entry(cookie, r->f.pc))
+			return SFRAME_UW_RUN_STOP;
+		if (r->frames >= SFRAME_UNWIND_MAX_FRAMES)
+			return SFRAME_UW_RUN_STEP;
+		stepped = sframe_uw_rec_step(r->e, &r->stack, &r->f, &r->ra,
+					     &r->slot);
 		if (!stepped)
-			break;
+			return SFRAME_UW_RUN_STEP;
 		if (stepped < 0) {
-			rule = sframe_ra_slot_rule(e, &annot);
+			rule = sframe_ra_slot_rule(r->e, &annot);
 			if (!(rule->flags & SFRAME_RULE_STEP_SIMPLE) ||
 			    !sframe_step_simple(&sframe_uw_arch,
-						&sframe_uw_run_mem, &stack, rule,
-						&f, &ra, &slot))
-				break;
+						&sframe_uw_run_mem, &r->stack,
+						rule, &r->f, &r->ra, &r->slot))
+				return SFRAME_UW_RUN_STEP;
 		}
-		frames++;
-		e = sframe_ra_entry(&tab, tab.slot, ra);
-		if (unlikely(!sframe_ra_slot_plain(e))) {
-			/* The step is done: the state takes it over. */
-			ret = SFRAME_UW_RUN_NEXT;
-			break;
-		}
-		pc = ra;
+		r->frames++;
+		r->f.pc = r->ra;
+		r->e = sframe_ra_entry(&tab, tab.slot, r->ra);
+		if (unlikely(!sframe_ra_slot_plain(r->e)))
+			return SFRAME_UW_RUN_NEXT;
 	}
-	state->stack = stack;
-	state->frames = frames;
-	state->sp = f.sp;
-	state->fp = f.fp;
-	state->next_slot = e;
-	if (ret != SFRAME_UW_RUN_NEXT) {
-		state->pc = pc;
-		return ret;
-	}
-	state->pc = ra;
-	if (!e) {
-		sframe_uw_unlisted(state, ra, slot);
-		return ret;
-	}
-	sframe_ra_slot_rule(e, &annot);
+}
+
+/*
+ * After sframe_uw_run_regs() returned SFRAME_UW_RUN_NEXT: the usual end of
+ * a walk, the task's own pt_regs (at @final) on the current stack, crossed
+ * as sframe_uw_regs() would.  Return: SFRAME_UW_RUN_DONE when the final
+ * frame was reported (@r->regs: its pt_regs), SFRAME_UW_RUN_STOP, or
+ * SFRAME_UW_RUN_NEXT for anything else.
+ */
+static __always_inline int sframe_uw_run_final(struct sframe_uw_run *r,
+					       unsigned long final,
+					       stack_trace_consume_fn consume_entry,
+					       void *cookie)
+{
+	const struct sframe_annot *annot;
+
+	if (!r->e)
+		return SFRAME_UW_RUN_NEXT;
+	sframe_ra_slot_rule(r->e, &annot);
+	r->regs = r->f.sp + annot->off;
 	if (annot->type != SFRAME_ANNOT_REGS ||
-	    frames >= SFRAME_UNWIND_MAX_FRAMES ||
-	    !sframe_uw_final_regs(state, f.sp + annot->off))
-		return ret;
-	/* The final frame: reported, then the walk is done. */
-	if (!consume_entry(cookie, ra))
+	    r->frames >= SFRAME_UNWIND_MAX_FRAMES ||
+	    !sframe_uw_final_regs_on(final, &r->stack, r->regs))
+		return SFRAME_UW_RUN_NEXT;
+	if (!consume_entry(cookie, r->f.pc))
 		return SFRAME_UW_RUN_STOP;
-	state->frames++;
-	state->regs = (struct pt_regs *)(f.sp + annot->off);
-	state->done = true;
+	r->frames++;
 	return SFRAME_UW_RUN_DONE;
+}
+
+/* The state takes over where sframe_uw_run_regs() returned @ret. */
+static __always_inline int sframe_uw_run_end(struct sframe_unwind_state *state,
+					     const struct sframe_uw_run *r,
+					     int ret)
+{
+	state->stack = r->stack;
+	state->frames = r->frames;
+	state->pc = r->f.pc;
+	state->sp = r->f.sp;
+	state->fp = r->f.fp;
+	state->next_slot = r->e;
+	if (ret == SFRAME_UW_RUN_DONE) {
+		state->regs = (struct pt_regs *)r->regs;
+		state->done = true;
+	} else if (ret == SFRAME_UW_RUN_NEXT && !r->e) {
+		sframe_uw_unlisted(state, r->ra, r->slot);
+	}
+	return ret;
+}
+
+/* sframe_uw_run_regs() from the state, which then takes the result. */
+static __always_inline int sframe_uw_run(struct sframe_unwind_state *state,
+					 stack_trace_consume_fn consume_entry,
+					 void *cookie)
+{
+	struct sframe_uw_run r = {
+		.stack = { .low = state->sp, .high = state->stack.high },
+		.f = { .pc = state->pc, .sp = state->sp, .fp = state->fp },
+		.frames = state->frames,
+		.e = state->next_slot,
+	};
+
+	int ret = sframe_uw_run_regs(&r, consume_entry, cookie);
+
+	if (ret == SFRAME_UW_RUN_NEXT)
+		ret = sframe_uw_run_final(&r,
+					  (unsigned long)task_pt_regs(state->task),
+					  consume_entry, cookie);
+	return sframe_uw_run_end(state, &r, ret);
 }
 
 /* The walk can take sframe_uw_run(). */
@@ -862,18 +915,19 @@ static inline bool sframe_uw_run_ok(struct sframe_unwind_state *state)
 /*
  * The walk after its start: one preemption-disabled section, the step
  * inlined (callers of arch_stack_walk() may be atomic, so @consume_entry
- * never sleeps).  @current_here: a walk of current that
- * sframe_unwind_start() stopped in sframe_stack_walk_state().
+ * never sleeps).  @step_first: state->pc was reported (or is not to be:
+ * a walk of current that sframe_unwind_start() stopped in
+ * sframe_stack_walk_state()), the walk goes on with its step.
  */
 static __always_inline int sframe_uw_walk(stack_trace_consume_fn consume_entry,
 					  void *cookie,
 					  struct sframe_unwind_state *state,
-					  bool current_here)
+					  bool step_first)
 {
 	int ret = -EINVAL;
 
 	preempt_disable_notrace();
-	if (current_here && !state->stopped && !state->done)
+	if (step_first && !state->stopped && !state->done)
 		sframe_uw_next(state);
 	while (!state->stopped && !state->done) {
 		if (sframe_uw_run_ok(state)) {
@@ -899,6 +953,96 @@ out:
 	return ret;
 }
 
+#ifdef SFRAME_ARCH_CALL_SIZE
+/* A blocked task's walk from its start (task: state->task) */
+static noinline int
+sframe_uw_blocked_start(stack_trace_consume_fn consume_entry, void *cookie,
+			struct sframe_unwind_state *state)
+{
+	sframe_uw_start_blocked(state, state->task);
+	return sframe_uw_walk(consume_entry, cookie, state, false);
+}
+
+/*
+ * The rest of a blocked task's walk (task: state->task) after
+ * sframe_uw_run_regs() returned @ret, with the state filled from @r:
+ * out of line, where it takes no registers from the run.
+ */
+static noinline int
+sframe_uw_blocked_rest(stack_trace_consume_fn consume_entry, void *cookie,
+		       struct sframe_unwind_state *state,
+		       const struct sframe_uw_run r, int ret)
+{
+	sframe_uw_init(state, state->task);
+	state->nr_stacks = 0;
+	/* A PC that is not listed is checked with its answer (lookup cache). */
+	preempt_disable_notrace();
+	sframe_uw_run_end(state, &r, ret);
+	preempt_enable_notrace();
+	if (ret == SFRAME_UW_RUN_DONE)
+		return 0;
+	if (ret == SFRAME_UW_RUN_STOP)
+		return -EINVAL;
+	return sframe_uw_walk(consume_entry, cookie, state,
+			      ret == SFRAME_UW_RUN_STEP);
+}
+
+/*
+ * A blocked task's walk.  As long as it runs through listed return sites
+ * (usually all of it) it keeps no state: sframe_uw_run_regs() starts from
+ * the switch frame in registers, and only a walk that goes on beyond (or
+ * whose caller reads @state: @keep) fills @state.
+ */
+static __always_inline int
+sframe_uw_walk_blocked(stack_trace_consume_fn consume_entry, void *cookie,
+		       struct task_struct *task,
+		       struct sframe_unwind_state *state, bool keep)
+{
+	struct sframe_uw_run r __uninitialized;
+	int ret;
+
+	/*
+	 * Read again only after the run: from memory (the run's only
+	 * store), where a register would be taken from its loop.
+	 */
+	state->task = task;
+	r.stack.low = (unsigned long)task_stack_page(task);
+	r.stack.high = r.stack.low + THREAD_SIZE;
+	/* The run's end finds the pt_regs from the top, not the bottom. */
+	OPTIMIZER_HIDE_VAR(r.stack.high);
+	sframe_arch_blocked_frame(task, &r.stack, &r.f);
+	/* sframe_uw_start_blocked()'s checks and sframe_uw_run_ok()'s */
+	if (r.f.flags || r.f.sp < r.stack.low || r.f.sp > r.stack.high ||
+	    !IS_ALIGNED(r.f.sp, sizeof(long)))
+		return sframe_uw_blocked_start(consume_entry, cookie, state);
+	r.e = sframe_ra_slot(r.f.pc);
+	if (!sframe_ra_slot_plain(r.e))
+		return sframe_uw_blocked_start(consume_entry, cookie, state);
+	r.stack.low = r.f.sp;
+	r.frames = 0;
+	ret = sframe_uw_run_regs(&r, consume_entry, cookie);
+	/* The task's pt_regs lie at the top of the task stack. */
+	if (ret == SFRAME_UW_RUN_NEXT)
+		ret = sframe_uw_run_final(&r, r.stack.high -
+					  sizeof(struct pt_regs),
+					  consume_entry, cookie);
+	if (!keep && ret == SFRAME_UW_RUN_DONE)
+		return 0;
+	if (!keep && ret == SFRAME_UW_RUN_STOP)
+		return -EINVAL;
+	return sframe_uw_blocked_rest(consume_entry, cookie, state, r, ret);
+}
+#else
+static __always_inline int
+sframe_uw_walk_blocked(stack_trace_consume_fn consume_entry, void *cookie,
+		       struct task_struct *task,
+		       struct sframe_unwind_state *state, bool keep)
+{
+	sframe_uw_start_blocked(state, task);
+	return sframe_uw_walk(consume_entry, cookie, state, false);
+}
+#endif
+
 /**
  * sframe_stack_walk_state() - walk a stack, report each PC, keep the state
  * @consume_entry: called with each PC, innermost first; false stops
@@ -917,10 +1061,9 @@ noinline int sframe_stack_walk_state(stack_trace_consume_fn consume_entry,
 				     struct pt_regs *regs,
 				     struct sframe_unwind_state *state)
 {
-	if (task != current && !regs) {
-		sframe_uw_start_blocked(state, task);
-		return sframe_uw_walk(consume_entry, cookie, state, false);
-	}
+	if (task != current && !regs)
+		return sframe_uw_walk_blocked(consume_entry, cookie, task,
+					      state, true);
 	sframe_unwind_start(state, task, regs);
 	/* For current, sframe_unwind_start() stopped in this function. */
 	return sframe_uw_walk(consume_entry, cookie, state,
@@ -948,10 +1091,10 @@ noinline void sframe_stack_walk(stack_trace_consume_fn consume_entry,
 
 	if (regs && task != current)
 		return;
-	/* A blocked task's walk inline (the loop keeps the state in registers) */
+	/* A blocked task's walk inline (the loop keeps it in registers) */
 	if (task != current) {
-		sframe_uw_start_blocked(&state, task);
-		sframe_uw_walk(consume_entry, cookie, &state, false);
+		sframe_uw_walk_blocked(consume_entry, cookie, task, &state,
+				       false);
 		return;
 	}
 	sframe_stack_walk_state(consume_entry, cookie, task, regs, &state);

@@ -57,39 +57,45 @@ static inline unsigned long sframe_arch_strip(unsigned long ra)
 void sframe_arch_init_stacks(struct sframe_unwind_state *state);
 
 /**
- * sframe_arch_start_blocked() - start at a blocked task's switch frame
- * @state: the walk; state->stack is the task stack
+ * sframe_arch_blocked_frame() - a blocked task's switch frame
+ * @task: the task
+ * @stack: its task stack
+ * @f: set: pc, sp and fp (all 0 when the frame is not on @stack), and
+ *     flags (SFRAME_FRAME_EXACT for a task that never ran)
  *
- * Sets pc, sp and fp (sp 0 when the frame is not on the task stack).
  * Inline: the walk of a blocked task takes them from registers.
  */
 static __always_inline void
-sframe_arch_start_blocked(struct sframe_unwind_state *state)
+sframe_arch_blocked_frame(struct task_struct *task,
+			  const struct sframe_stack *stack,
+			  struct sframe_frame *f)
 {
-	struct task_struct *task = state->task;
 #ifdef CONFIG_X86_64
 	struct inactive_task_frame *frame;
 	unsigned long sp = task->thread.sp;
 
 	/* The switch frame must lie on the task stack before it is read. */
-	if (sp < state->stack.low || sp > state->stack.high ||
-	    state->stack.high - sp < sizeof(*frame) ||
+	if (sp < stack->low || sp > stack->high ||
+	    stack->high - sp < sizeof(*frame) ||
 	    !IS_ALIGNED(sp, sizeof(long))) {
-		state->sp = 0;
+		f->pc = 0;
+		f->sp = 0;
+		f->fp = 0;
+		f->flags = 0;
 		return;
 	}
 	frame = (struct inactive_task_frame *)sp;
-	state->sp = (unsigned long)(frame + 1);
-	state->fp = READ_ONCE_NOCHECK(frame->bp);
-	state->pc = READ_ONCE_NOCHECK(frame->ret_addr);
+	f->sp = (unsigned long)(frame + 1);
+	f->fp = READ_ONCE_NOCHECK(frame->bp);
+	f->pc = READ_ONCE_NOCHECK(frame->ret_addr);
 #else
-	state->pc = sframe_strip_pac(thread_saved_pc(task));
-	state->sp = thread_saved_sp(task);
-	state->fp = thread_saved_fp(task);
+	f->pc = sframe_strip_pac(thread_saved_pc(task));
+	f->sp = thread_saved_sp(task);
+	f->fp = thread_saved_fp(task);
 #endif
 	/* A task that never ran starts at the first byte of its entry. */
-	state->flags = state->pc == (unsigned long)sframe_fork_entry ?
-		       SFRAME_FRAME_EXACT : 0;
+	f->flags = f->pc == (unsigned long)sframe_fork_entry ?
+		   SFRAME_FRAME_EXACT : 0;
 }
 
 /* Start (or continue after a boundary) at an exception frame. */

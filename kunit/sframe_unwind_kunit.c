@@ -42,6 +42,8 @@
 struct sfu_trace {
 	unsigned long e[SFU_MAX];
 	unsigned int n;
+	unsigned int limit;	/* stop the walk after this many, if not 0 */
+	unsigned int refused;	/* calls after the limit */
 	bool overflow;
 };
 
@@ -49,6 +51,10 @@ static bool sfu_store(void *cookie, unsigned long addr)
 {
 	struct sfu_trace *t = cookie;
 
+	if (t->limit && t->n >= t->limit) {
+		t->refused++;
+		return false;
+	}
 	if (t->n >= SFU_MAX) {
 		t->overflow = true;
 		return false;
@@ -221,10 +227,42 @@ static void sfu_test_parked(struct kunit *test)
 /* ---- (d) every task against the reference unwinder ------------------- */
 
 struct sfu_cmp {
-	struct sfu_trace ours, ref;
+	struct sfu_trace ours, ref, plain, cut;
 	struct sframe_unwind_state st;
-	int ret, ref_ret;
+	int ret, ref_ret, error;
+	/* the first walk with its consumer stopping it that went wrong */
+	int cut_bad;
 };
+
+/*
+ * sframe_stack_walk() (arch_stack_walk(), which keeps no state) and
+ * sframe_stack_walk_state() report the same; and stopped by the consumer
+ * after each frame in turn, the walks report just those frames.
+ */
+static void sfu_cmp_cuts(struct task_struct *task, struct sfu_cmp *c)
+{
+	unsigned int k;
+	int ret;
+
+	c->cut_bad = -1;
+	memset(&c->plain, 0, sizeof(c->plain));
+	sframe_stack_walk(sfu_store, &c->plain, task, NULL);
+	for (k = 1; k < c->ours.n && c->cut_bad < 0; k++) {
+		memset(&c->cut, 0, sizeof(c->cut));
+		c->cut.limit = k;
+		sframe_stack_walk(sfu_store, &c->cut, task, NULL);
+		if (c->cut.n != k || c->cut.refused != 1 ||
+		    memcmp(c->cut.e, c->ours.e, k * sizeof(long)))
+			c->cut_bad = k;
+		memset(&c->cut, 0, sizeof(c->cut));
+		c->cut.limit = k;
+		ret = sframe_stack_walk_state(sfu_store, &c->cut, task, NULL,
+					      &c->st);
+		if (!ret || c->cut.n != k || c->cut.refused != 1 ||
+		    memcmp(c->cut.e, c->ours.e, k * sizeof(long)))
+			c->cut_bad = k;
+	}
+}
 
 static int sfu_cmp_task(struct task_struct *task, void *arg)
 {
@@ -237,6 +275,8 @@ static int sfu_cmp_task(struct task_struct *task, void *arg)
 	c->ret = sframe_stack_walk_state(sfu_store, &c->ours, task, NULL,
 					 &c->st);
 	c->ref_ret = sframe_ref_walk(sfu_store, &c->ref, task, true);
+	c->error = c->st.error;
+	sfu_cmp_cuts(task, c);
 	return 0;
 }
 
@@ -277,7 +317,7 @@ static void sfu_test_all_tasks(struct kunit *test)
 			KUNIT_EXPECT_EQ_MSG(test, c->ret, 0,
 					    "%s/%d: unreliable: %s", task->comm,
 					    task->pid,
-					    sframe_unwind_strerror(c->st.error));
+					    sframe_unwind_strerror(c->error));
 			if (!c->ref_ret && eq) {
 				same++;
 			} else {
@@ -286,6 +326,16 @@ static void sfu_test_all_tasks(struct kunit *test)
 				sfu_print(test, "ours", &c->ours);
 				sfu_print(test, SFU_REF_NAME, &c->ref);
 			}
+			if (c->plain.n != c->ours.n ||
+			    memcmp(c->plain.e, c->ours.e,
+				   c->ours.n * sizeof(long))) {
+				KUNIT_FAIL(test, "%s/%d: sframe_stack_walk() differs",
+					   task->comm, task->pid);
+				sfu_print(test, "sframe_stack_walk()", &c->plain);
+			}
+			KUNIT_EXPECT_LT_MSG(test, c->cut_bad, 0,
+					    "%s/%d: walk stopped after %d frames went wrong",
+					    task->comm, task->pid, c->cut_bad);
 		}
 		put_task_stack(task);
 		put_task_struct(task);
