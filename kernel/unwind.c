@@ -419,6 +419,29 @@ sframe_uw_special(struct sframe_unwind_state *state,
 #endif
 
 /*
+ * The usual end of a walk, taken before sframe_uw_special() would take
+ * it (through sframe_uw_boundary() and sframe_uw_regs()): a return
+ * address after a call, in a pt_regs annotation whose pt_regs are the
+ * task's own, on the current stack.
+ */
+static __always_inline bool
+sframe_uw_final_answer(struct sframe_unwind_state *state,
+		       const struct sframe_answer *ans, bool exact)
+{
+	const struct sframe_annot *a = ans->annot;
+	unsigned long addr;
+
+	if (exact || !ans->after_call || !a || a->type != SFRAME_ANNOT_REGS)
+		return false;
+	addr = state->sp + a->off;
+	if (!IS_ALIGNED(addr, sizeof(long)) || !sframe_uw_final_regs(state, addr))
+		return false;
+	state->done = true;
+	state->regs = (struct pt_regs *)addr;
+	return true;
+}
+
+/*
  * The rule of a PC that is not a listed return site: all answers at once,
  * usually from the per-CPU lookup cache (rules come without saves below
  * SP), then what an answer that is not plain asks.  Return: the rule to
@@ -444,6 +467,8 @@ sframe_uw_lookup(struct sframe_unwind_state *state)
 	/* Usually a return address with a rule and nothing else. */
 	if (likely(ans->plain && !exact))
 		return ans->rule;
+	if (sframe_uw_final_answer(state, ans, exact))
+		return NULL;
 	return sframe_uw_special(state, ans, lookup);
 }
 
