@@ -187,37 +187,148 @@ sframe_vmlinux_annot_search(unsigned long pc)
 }
 
 /*
- * The answer for @pc, looked up afresh into @ans.  vmlinux's rows answer
- * its text but for their %SFRAME_ROWS_CORE rows: a rule, or no function
- * there (a gap between functions, where entry code without SFrame lies,
- * with its annotations), which sframe_kernel_find_all() would only find
- * again from the same rows.
+ * vmlinux's rows' rule for @pc, in the step's shape.  vmlinux's rows
+ * answer its text but for their %SFRAME_ROWS_CORE rows: a rule, or no
+ * function there (a gap between functions, where entry code without
+ * SFrame lies, with its annotations), which sframe_kernel_find_all() would
+ * only find again from the same rows.  Return: the rule; or NULL with
+ * *@err < 0 (the rows' answer: no rule) or 1 (not theirs to answer).
+ * *@marked: an annotation may meet the rule's row (sframe_rows_mark()).
  */
-static __always_inline void sframe_answer_compute(unsigned long pc,
-						  struct sframe_answer *ans)
+static __always_inline const struct sframe_rows_rule *
+sframe_answer_rows(unsigned long pc, int *err, bool *marked)
 {
-	const struct sframe_rows_rule *step, *r = NULL;
-	const struct sframe_rows *rows;
-	bool marked = true;
-	int err = 1;
+	u32 id;
 
-	/* Pairs with the worker's release: @step and the rows are complete. */
-	step = smp_load_acquire(&sframe_vmlinux_step_rules);
-	if (step && sframe_vmlinux_text(pc)) {
-		rows = sframe_vmlinux_rows();
-		r = sframe_rows_lookup(rows, pc, &err, &marked);
+	*err = 1;
+	*marked = true;
+	/*
+	 * Pairs with the worker's release: the rules and the rows are
+	 * complete.  Published for a valid section only
+	 * (sframe_vmlinux_text()), and never changed: read again below
+	 * rather than kept in a register across the search.
+	 */
+	if (!smp_load_acquire(&sframe_vmlinux_step_rules) ||
+	    !sframe_vmlinux_code(pc))
+		return NULL;
+	id = sframe_rows_lookup_id(sframe_vmlinux_rows(), pc);
+	if (id == SFRAME_ROWS_GAP || id == SFRAME_ROWS_CORE) {
+		*err = id == SFRAME_ROWS_GAP ? -SFRAME_E_NO_FDE : 1;
+		return NULL;
 	}
-	if (r || err < 0) {
-		ans->rule = r ? &step[r - rows->rules] : &sframe_empty_step_rule;
-		ans->err = r ? 0 : err;
+	*err = 0;
+	*marked = id & SFRAME_ROWS_MARK;
+	return &READ_ONCE(sframe_vmlinux_step_rules)[id & ~SFRAME_ROWS_MARK];
+}
+
+/* The usual answer: @rule, no annotation, after a call */
+static __always_inline void sframe_answer_plain(struct sframe_answer *ans,
+						const struct sframe_rows_rule *rule)
+{
+	ans->rule = rule;
+	ans->err = 0;
+	ans->annot = NULL;
+	ans->after_call = true;
+	ans->plain = true;
+}
+
+/* The answer for @pc into @ans, from sframe_answer_rows()'s result. */
+static __always_inline void
+sframe_answer_finish(unsigned long pc, struct sframe_answer *ans,
+		     const struct sframe_rows_rule *rule, int err, bool marked)
+{
+	if (rule || err < 0) {
+		ans->rule = rule ?: &sframe_empty_step_rule;
+		ans->err = rule ? 0 : err;
 		/* No annotation meets an unmarked row (sframe_vmlinux_rows_fn()). */
-		ans->annot = r && !marked ? NULL : sframe_vmlinux_annot_search(pc);
+		ans->annot = rule && !marked ? NULL : sframe_vmlinux_annot_search(pc);
 	} else {
 		sframe_answer_uncached(pc, ans);
 	}
 	ans->after_call = sframe_arch_after_call_inline(pc + 1);
 	ans->plain = !ans->annot && !ans->err && ans->after_call;
 }
+
+/* The answer for @pc, looked up afresh into @ans. */
+static __always_inline void sframe_answer_compute(unsigned long pc,
+						  struct sframe_answer *ans)
+{
+	const struct sframe_rows_rule *rule;
+	bool marked;
+	int err;
+
+	rule = sframe_answer_rows(pc, &err, &marked);
+	sframe_answer_finish(pc, ans, rule, err, marked);
+}
+
+/*
+ * Only the outermost fill in task context writes the cache: what a fill
+ * calls can be traced, and a tracer's stack trace (func_stack_trace, the
+ * stack tracer, a stacktrace trigger, bpf_get_stack()) walks again on this
+ * CPU, in this context, in the middle of the fill.
+ */
+static __always_inline bool sframe_cache_may_fill(void)
+{
+	return sframe_vmlinux_ready && !in_interrupt() &&
+	       !__this_cpu_read(sframe_cache_filling);
+}
+
+/*
+ * The entry of @e's set to fill: one that is empty or of an older
+ * generation than @gen, else the two in turn.  Marked empty until filled.
+ */
+static __always_inline struct sframe_cache_entry *
+sframe_cache_victim(struct sframe_cache_entry *e, unsigned int gen)
+{
+	if (READ_ONCE(e->pc) && e->gen == gen)
+		e += !READ_ONCE(e[1].pc) || e[1].gen != gen ||
+		     (__this_cpu_inc_return(sframe_cache_fills) & 1);
+	WRITE_ONCE(e->pc, 0);
+	barrier();
+	return e;
+}
+
+/* The answer in @e complete: it is @pc's of generation @gen. */
+static __always_inline void sframe_cache_keep(struct sframe_cache_entry *e,
+					      unsigned long pc, unsigned int gen)
+{
+	e->gen = gen;
+	barrier();
+	WRITE_ONCE(e->pc, pc);
+}
+
+/* sframe_kernel_answer_fill() from its rows' result on */
+static noinline const struct sframe_answer *
+sframe_kernel_answer_fill_rest(unsigned long pc, struct sframe_cache_entry *e,
+			       unsigned int gen, struct sframe_answer *scratch,
+			       const struct sframe_rows_rule *rule, int err,
+			       bool marked)
+{
+	struct sframe_answer *ans = scratch;
+	bool fill = sframe_cache_may_fill();
+
+	if (fill) {
+		__this_cpu_write(sframe_cache_filling, true);
+		e = sframe_cache_victim(e, gen);
+		ans = &e->ans;
+	}
+	sframe_answer_finish(pc, ans, rule, err, marked);
+	if (fill) {
+		/*
+		 * Text that neither vmlinux nor a module holds (BPF programs,
+		 * trampolines, kprobe slots) is freed and reused without a new
+		 * generation: its answer serves this step and is not kept
+		 * (the entry stays empty).
+		 */
+		if (ans->err != -SFRAME_E_NO_FDE || ans->annot ||
+		    sframe_in_vmlinux(pc) || is_module_text_address(pc))
+			sframe_cache_keep(e, pc, gen);
+		__this_cpu_write(sframe_cache_filling, false);
+	}
+	return ans;
+}
+
+NOKPROBE_SYMBOL(sframe_kernel_answer_fill_rest);
 
 /**
  * sframe_kernel_answer_fill() - look up what the cache does not have
@@ -238,52 +349,34 @@ noinline const struct sframe_answer *
 sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
 			  unsigned int gen, struct sframe_answer *scratch)
 {
-	struct sframe_answer *ans = scratch;
-	bool fill;
+	const struct sframe_rows_rule *rule;
+	bool marked;
+	int err;
 
 	/*
 	 * What follows is looked up after @gen was read (pairs with the
 	 * release that starts a new generation in sections.c).
 	 */
 	smp_rmb();
+	rule = sframe_answer_rows(pc, &err, &marked);
 	/*
-	 * Only the outermost fill in task context writes the cache: what it
-	 * calls can be traced, and a tracer's stack trace (func_stack_trace,
-	 * the stack tracer, a stacktrace trigger, bpf_get_stack()) walks
-	 * again on this CPU, in this context, in the middle of the fill.
+	 * The usual answer: a rule of vmlinux's rows that no annotation
+	 * meets, after a call the inline checks know.  On the way nothing
+	 * is called, so no walk can nest in the fill (and the function
+	 * saves no registers); the rest is out of line.
 	 */
-	fill = sframe_vmlinux_ready && !in_interrupt() &&
-	       !__this_cpu_read(sframe_cache_filling);
-	if (fill) {
-		__this_cpu_write(sframe_cache_filling, true);
-		/*
-		 * An entry of the set that is empty or of an older
-		 * generation, else the two in turn.
-		 */
-		if (READ_ONCE(e->pc) && e->gen == gen)
-			e += !READ_ONCE(e[1].pc) || e[1].gen != gen ||
-			     (__this_cpu_inc_return(sframe_cache_fills) & 1);
-		WRITE_ONCE(e->pc, 0);
-		barrier();
-		ans = &e->ans;
-	}
-	sframe_answer_compute(pc, ans);
-	if (fill) {
-		/*
-		 * Text that neither vmlinux nor a module holds (BPF programs,
-		 * trampolines, kprobe slots) is freed and reused without a new
-		 * generation: its answer serves this step and is not kept
-		 * (the entry stays empty).
-		 */
-		if (ans->err != -SFRAME_E_NO_FDE || ans->annot ||
-		    sframe_in_vmlinux(pc) || is_module_text_address(pc)) {
-			e->gen = gen;
-			barrier();
-			WRITE_ONCE(e->pc, pc);
+	if (likely(rule && !marked && sframe_arch_after_call_fast(pc + 1))) {
+		if (!sframe_cache_may_fill()) {
+			sframe_answer_plain(scratch, rule);
+			return scratch;
 		}
-		__this_cpu_write(sframe_cache_filling, false);
+		e = sframe_cache_victim(e, gen);
+		sframe_answer_plain(&e->ans, rule);
+		sframe_cache_keep(e, pc, gen);
+		return &e->ans;
 	}
-	return ans;
+	return sframe_kernel_answer_fill_rest(pc, e, gen, scratch, rule, err,
+					      marked);
 }
 
 NOKPROBE_SYMBOL(sframe_kernel_answer_fill);

@@ -145,27 +145,45 @@ bool sframe_arch_entry_rule(struct sframe_unwind_state *state,
 bool sframe_arch_after_call(unsigned long ra);
 
 /*
- * sframe_arch_after_call() with its most common cases inline: vmlinux text
- * after a direct call ("call rel32", "bl"), or on x86_64 after "call *%reg"
- * (ff d0+reg, also with a REX prefix: kthread functions, work items, the
- * retpoline thunk calls the alternatives turn into indirect calls).
+ * Is @ra vmlinux text (_stext to _etext), and so are the @len bytes before
+ * it?  One compare (those below _stext wrap around): on the path of every
+ * lookup cache fill.
  */
-static __always_inline bool sframe_arch_after_call_inline(unsigned long ra)
+static __always_inline bool sframe_text_upto(unsigned long ra,
+					     unsigned long len)
+{
+	return ra - len - (unsigned long)_stext <=
+	       (unsigned long)_etext - (unsigned long)_stext - len - 1;
+}
+
+/*
+ * The most common cases of sframe_arch_after_call(), with no call: vmlinux
+ * text after a direct call ("call rel32", "bl"), or on x86_64 after
+ * "call *%reg" (ff d0+reg, also with a REX prefix: kthread functions, work
+ * items, the retpoline thunk calls the alternatives turn into indirect
+ * calls).  False: not one of them (it may still follow a call).
+ */
+static __always_inline bool sframe_arch_after_call_fast(unsigned long ra)
 {
 #ifdef CONFIG_X86_64
 	const u8 *b = (const u8 *)ra;
 
-	if (__is_kernel_text(ra - CALL_INSN_SIZE) && __is_kernel_text(ra) &&
-	    (b[-CALL_INSN_SIZE] == CALL_INSN_OPCODE ||
-	     (b[-2] == 0xff && (b[-1] & 0xf8) == 0xd0)))
-		return true;
+	return sframe_text_upto(ra, CALL_INSN_SIZE) &&
+	       (b[-CALL_INSN_SIZE] == CALL_INSN_OPCODE ||
+		(b[-2] == 0xff && (b[-1] & 0xf8) == 0xd0));
 #elif defined(CONFIG_ARM64)
-	if (IS_ALIGNED(ra, AARCH64_INSN_SIZE) &&
-	    __is_kernel_text(ra - AARCH64_INSN_SIZE) && __is_kernel_text(ra) &&
-	    aarch64_insn_is_bl(le32_to_cpu(*(const __le32 *)(ra - AARCH64_INSN_SIZE))))
-		return true;
+	return IS_ALIGNED(ra, AARCH64_INSN_SIZE) &&
+	       sframe_text_upto(ra, AARCH64_INSN_SIZE) &&
+	       aarch64_insn_is_bl(le32_to_cpu(*(const __le32 *)(ra - AARCH64_INSN_SIZE)));
+#else
+	return false;
 #endif
-	return sframe_arch_after_call(ra);
+}
+
+/* sframe_arch_after_call() with its most common cases inline */
+static __always_inline bool sframe_arch_after_call_inline(unsigned long ra)
+{
+	return sframe_arch_after_call_fast(ra) || sframe_arch_after_call(ra);
 }
 
 /*

@@ -539,28 +539,22 @@ static __always_inline bool sframe_block_bounds(const u32 *first, u64 nblocks,
 }
 
 /*
- * sframe_rows_rule_of() inline, for the kernel's lookup cache fill: one
- * block read and a short binary search, not worth a call.  @marked (may
- * be NULL): result with a rule, whether its row is marked.
+ * sframe_rows_lookup()'s search: the id of the row covering @pc (with
+ * %SFRAME_ROWS_MARK if marked); %SFRAME_ROWS_GAP where no function lies
+ * (or outside the rows, below their limit); %SFRAME_ROWS_CORE where the
+ * core is to be asked (such a row, or at or above the rows' limit).
  */
-static __always_inline const struct sframe_rows_rule *
-sframe_rows_lookup(const struct sframe_rows *rows, u64 pc, int *err,
-		   bool *marked)
+static __always_inline u32 sframe_rows_lookup_id(const struct sframe_rows *rows,
+						 u64 pc)
 {
 	u32 off, key, first, lo, hi, n, half;
-	u16 id;
 
-	*err = -SFRAME_E_NO_FDE;
-	if (pc < rows->base || pc >= rows->end || !rows->nrows) {
-		/* At or above the rows' limit: ask the core. */
-		if (pc >= rows->limit)
-			*err = 1;
-		return NULL;
-	}
+	if (pc < rows->base || pc >= rows->end || !rows->nrows)
+		return pc >= rows->limit ? SFRAME_ROWS_CORE : SFRAME_ROWS_GAP;
 	off = pc - rows->base;
 	if (!sframe_block_bounds(rows->block, rows->nblocks, rows->shift, off,
 				 &first, &hi) || !hi)
-		return NULL;
+		return SFRAME_ROWS_GAP;
 	/*
 	 * Rows @first to @hi - 1 start in the block, above its beginning;
 	 * row @first - 1 covers the beginning.  A row in the block starts at
@@ -582,10 +576,25 @@ sframe_rows_lookup(const struct sframe_rows *rows, u64 pc, int *err,
 	}
 	/* Below the first row: a function without size began the range. */
 	if (lo >= first && rows->start[lo] >= key)
+		return SFRAME_ROWS_GAP;
+	return rows->id[lo];
+}
+
+/*
+ * sframe_rows_rule_of() inline, for the kernel's lookup cache fill: one
+ * block read and a short binary search, not worth a call.  @marked (may
+ * be NULL): result with a rule, whether its row is marked.
+ */
+static __always_inline const struct sframe_rows_rule *
+sframe_rows_lookup(const struct sframe_rows *rows, u64 pc, int *err,
+		   bool *marked)
+{
+	u32 id = sframe_rows_lookup_id(rows, pc);
+
+	if (id == SFRAME_ROWS_GAP) {
+		*err = -SFRAME_E_NO_FDE;
 		return NULL;
-	id = rows->id[lo];
-	if (id == SFRAME_ROWS_GAP)
-		return NULL;
+	}
 	if (id == SFRAME_ROWS_CORE) {
 		*err = 1;
 		return NULL;

@@ -132,11 +132,16 @@ static inline bool sframe_in_vmlinux(unsigned long pc)
 	return __is_kernel(pc) || is_kernel_inittext(pc);
 }
 
+/* vmlinux text (or init text), whether its section is usable or not */
+static inline bool sframe_vmlinux_code(unsigned long pc)
+{
+	return __is_kernel_text(pc) || is_kernel_inittext(pc);
+}
+
 /* vmlinux text with a usable section? */
 static inline bool sframe_vmlinux_text(unsigned long pc)
 {
-	return sframe_vmlinux_ready &&
-	       (__is_kernel_text(pc) || is_kernel_inittext(pc));
+	return sframe_vmlinux_ready && sframe_vmlinux_code(pc);
 }
 
 /*
