@@ -467,7 +467,8 @@ sframe_uw_lookup(struct sframe_unwind_state *state)
 	/* Usually a return address with a rule and nothing else. */
 	if (likely(ans->plain && !exact))
 		return ans->rule;
-	if (sframe_uw_final_answer(state, ans, exact))
+	/* (where return sites are listed, sframe_uw_run_final() takes it) */
+	if (!SFRAME_RA_LISTED && sframe_uw_final_answer(state, ans, exact))
 		return NULL;
 	return sframe_uw_special(state, ans, lookup);
 }

@@ -135,6 +135,13 @@ sframe_kernel_answer(unsigned long pc, struct sframe_answer *scratch)
  * Where every call instruction has one size and alignment (arm64: 4), the
  * return sites of vmlinux can be listed by scanning its text.
  */
+/* vmlinux's return sites are listed (sframe_ra_slot() finds them) */
+#ifdef SFRAME_ARCH_CALL_SIZE
+#define SFRAME_RA_LISTED	1
+#else
+#define SFRAME_RA_LISTED	0
+#endif
+
 /* Slots per bucket (sframe_ra_entry() reads them one by one) */
 #define SFRAME_RA_WAYS		2
 
