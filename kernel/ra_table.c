@@ -13,7 +13,9 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched/debug.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <asm/sections.h>
 #include <sframe/lookup.h>
 #include "unwind_arch.h"
@@ -74,16 +76,98 @@ static bool sframe_ra_put(u64 *slot, u32 b, u64 e)
 }
 
 /*
+ * The return addresses on the stacks of the tasks asleep while the table
+ * is built, sorted: where kernel threads wait (their loops, the waits
+ * they call), which is where they wait ever after.  Only while the table
+ * is built (one worker).
+ */
+#define SFRAME_RA_ASLEEP_MAX	1024
+
+static struct {
+	unsigned long *ra;
+	u32 n;
+} sframe_ra_asleep;
+
+static bool sframe_ra_asleep_add(void *cookie, unsigned long addr)
+{
+	if (sframe_ra_asleep.n >= SFRAME_RA_ASLEEP_MAX)
+		return false;
+	sframe_ra_asleep.ra[sframe_ra_asleep.n++] = addr;
+	return true;
+}
+
+static int sframe_ra_asleep_walk(struct task_struct *task, void *arg)
+{
+	sframe_stack_walk(sframe_ra_asleep_add, NULL, task, NULL);
+	return 0;
+}
+
+static int sframe_ra_cmp(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a;
+	unsigned long y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Walk the tasks that are asleep (the table is not published yet). */
+static void sframe_ra_asleep_collect(void)
+{
+	struct task_struct *g, *task;
+
+	sframe_ra_asleep.n = 0;
+	sframe_ra_asleep.ra = kvmalloc_array(SFRAME_RA_ASLEEP_MAX,
+					     sizeof(*sframe_ra_asleep.ra),
+					     GFP_KERNEL);
+	if (!sframe_ra_asleep.ra)
+		return;
+	rcu_read_lock();
+	for_each_process_thread(g, task) {
+		if (task != current)
+			sframe_unwind_call_blocked(task, sframe_ra_asleep_walk,
+						   NULL);
+	}
+	rcu_read_unlock();
+	sort(sframe_ra_asleep.ra, sframe_ra_asleep.n,
+	     sizeof(*sframe_ra_asleep.ra), sframe_ra_cmp, NULL);
+}
+
+/* Is @ra one of them?  (Asked about every entry: no compare callback.) */
+static bool sframe_ra_asleep_has(unsigned long ra)
+{
+	u32 lo = 0, hi = sframe_ra_asleep.n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (sframe_ra_asleep.ra[mid] < ra)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < sframe_ra_asleep.n && sframe_ra_asleep.ra[lo] == ra;
+}
+
+static void sframe_ra_asleep_free(void)
+{
+	kvfree(sframe_ra_asleep.ra);
+	sframe_ra_asleep.ra = NULL;
+	sframe_ra_asleep.n = 0;
+}
+
+/*
  * The return sites nearly every walk meets: those in the scheduler's and
- * the locks' text (every blocked task's walk goes through them) and in
- * pt_regs or END annotations (where walks end).  They are placed first and
- * evicted last, so that they lie in their first bucket, which a lookup
- * reads first.
+ * the locks' text (every blocked task's walk goes through them), on the
+ * stacks of the tasks asleep at boot (sframe_ra_asleep) and in pt_regs or
+ * END annotations (where walks end).  They are placed first and evicted
+ * last, so that they lie in their first bucket, which a lookup reads
+ * first.
  */
 static bool sframe_ra_hot(const struct sframe_ra_table *t, u64 e)
 {
-	return (e & SFRAME_RA_ANNOT) ||
-	       in_sched_functions(t->base + sframe_ra_off(e) - 1);
+	unsigned long ra = t->base + sframe_ra_off(e);
+
+	return (e & SFRAME_RA_ANNOT) || in_sched_functions(ra - 1) ||
+	       sframe_ra_asleep_has(ra);
 }
 
 /*
@@ -266,10 +350,13 @@ size_t sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 		ent[n++] = FIELD_PREP(SFRAME_RA_KEY, (ra - base) >> SFRAME_RA_KEY_SHIFT) |
 			   FIELD_PREP(SFRAME_RA_INDEX, id) | val;
 	}
+	sframe_ra_asleep_collect();
 	slot = sframe_ra_fill(t, ent, n);
 	kvfree(ent);
-	if (!slot)
+	if (!slot) {
+		sframe_ra_asleep_free();
 		goto nomem;
+	}
 	for (b = 0; b < t->buckets; b++) {
 		for (i = SFRAME_RA_WAYS * b; i < SFRAME_RA_WAYS * (b + 1); i++) {
 			if (sframe_ra_key(slot[i]) == SFRAME_RA_EMPTY)
@@ -281,6 +368,7 @@ size_t sframe_vmlinux_ra_build(const struct sframe_rows *rows,
 			hot_second += sframe_ra_hot(t, slot[i]);
 		}
 	}
+	sframe_ra_asleep_free();
 	/* Complete before @slot: pairs with sframe_ra_slot()'s acquire. */
 	smp_store_release(&t->slot, slot);
 	pr_info("vmlinux: return sites: %u of %u calls listed (plain answers, pt_regs), %u by their frame record (%u at SP), %u buckets, %u in their second (of the %u hot ones %u): %zu bytes\n",
