@@ -123,10 +123,14 @@ static void sframe_ra_asleep_collect(void)
 		return;
 	rcu_read_lock();
 	for_each_process_thread(g, task) {
+		/* (two loops: a break would leave the inner one only) */
+		if (sframe_ra_asleep.n >= SFRAME_RA_ASLEEP_MAX)
+			goto full;
 		if (task != current)
 			sframe_unwind_call_blocked(task, sframe_ra_asleep_walk,
 						   NULL);
 	}
+full:
 	rcu_read_unlock();
 	sort(sframe_ra_asleep.ra, sframe_ra_asleep.n,
 	     sizeof(*sframe_ra_asleep.ra), sframe_ra_cmp, NULL);

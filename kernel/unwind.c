@@ -256,6 +256,19 @@ sframe_uw_final_regs(const struct sframe_unwind_state *state,
 				       &state->stack, addr);
 }
 
+/*
+ * The usual end of a walk, decided where the annotation is at hand: @a is
+ * a pt_regs annotation whose registers, at @sp plus its offset, are the
+ * task's own (@final, aligned) on @stack.
+ */
+static __always_inline bool
+sframe_uw_final_annot(const struct sframe_annot *a, unsigned long sp,
+		      unsigned long final, const struct sframe_stack *stack)
+{
+	return a->type == SFRAME_ANNOT_REGS &&
+	       sframe_uw_final_regs_on(final, stack, sp + a->off);
+}
+
 /* Cross a pt_regs annotation: final frame, or continue at the regs. */
 static bool sframe_uw_regs(struct sframe_unwind_state *state,
 			   unsigned long addr, bool trap)
@@ -429,15 +442,14 @@ sframe_uw_final_answer(struct sframe_unwind_state *state,
 		       const struct sframe_answer *ans, bool exact)
 {
 	const struct sframe_annot *a = ans->annot;
-	unsigned long addr;
 
-	if (exact || !ans->after_call || !a || a->type != SFRAME_ANNOT_REGS)
-		return false;
-	addr = state->sp + a->off;
-	if (!IS_ALIGNED(addr, sizeof(long)) || !sframe_uw_final_regs(state, addr))
+	if (exact || !ans->after_call || !a ||
+	    !sframe_uw_final_annot(a, state->sp,
+				   (unsigned long)task_pt_regs(state->task),
+				   &state->stack))
 		return false;
 	state->done = true;
-	state->regs = (struct pt_regs *)addr;
+	state->regs = (struct pt_regs *)(state->sp + a->off);
 	return true;
 }
 
@@ -865,11 +877,10 @@ static __always_inline int sframe_uw_run_final(struct sframe_uw_run *r,
 	if (!r->e)
 		return SFRAME_UW_RUN_NEXT;
 	sframe_ra_slot_rule(r->e, &annot);
-	r->regs = r->f.sp + annot->off;
-	if (annot->type != SFRAME_ANNOT_REGS ||
-	    r->frames >= SFRAME_UNWIND_MAX_FRAMES ||
-	    !sframe_uw_final_regs_on(final, &r->stack, r->regs))
+	if (r->frames >= SFRAME_UNWIND_MAX_FRAMES ||
+	    !sframe_uw_final_annot(annot, r->f.sp, final, &r->stack))
 		return SFRAME_UW_RUN_NEXT;
+	r->regs = r->f.sp + annot->off;
 	if (!consume_entry(cookie, r->f.pc))
 		return SFRAME_UW_RUN_STOP;
 	r->frames++;
