@@ -32,8 +32,16 @@
 #include <sframe/user.h>
 #include "unwind_arch.h"
 
-/* The lookup cache (sframe/lookup.h, sframe_kernel_answer()). */
-DEFINE_PER_CPU(struct sframe_cache_entry [SFRAME_CACHE_SIZE], sframe_cache);
+/*
+ * The lookup caches (sframe/lookup.h, sframe_kernel_answer()): one set per
+ * CPU until sframe_kernel_cache_size() gives them their size.
+ */
+DEFINE_PER_CPU(struct sframe_cache_entry [SFRAME_CACHE_WAYS],
+	       sframe_cache_first);
+struct sframe_cache sframe_cache __read_mostly = {
+	.sets = &sframe_cache_first[0],
+};
+
 /* Fills of a full set, for the choice of the entry replaced. */
 static DEFINE_PER_CPU(unsigned int, sframe_cache_fills);
 /* A fill under way on this CPU: a walk nested in it must not fill. */
@@ -60,6 +68,45 @@ static void sframe_kernel_step_rule(struct sframe_rows_rule *rule)
 }
 
 /*
+ * The caches' size: one entry per %SFRAME_CACHE_ROWS rows of vmlinux in
+ * all, shared out among the possible CPUs, at most %SFRAME_CACHE_MAX each
+ * (the return addresses a CPU's stacks keep meeting are that few), so that
+ * their memory follows the kernel's size and not the CPUs' count.  Below
+ * two sets a CPU keeps its first set.  The new caches start empty.
+ *
+ * Return: the bytes of a CPU's cache.
+ */
+static size_t sframe_kernel_cache_size(u32 nrows)
+{
+	struct sframe_cache_entry __percpu *sets;
+	unsigned long n;
+
+	BUILD_BUG_ON(!is_power_of_2(SFRAME_CACHE_MAX));
+	n = min_t(unsigned long,
+		  nrows / SFRAME_CACHE_ROWS / num_possible_cpus(),
+		  SFRAME_CACHE_MAX);
+	if (n < 2 * SFRAME_CACHE_WAYS)
+		goto out;
+	n = rounddown_pow_of_two(n);
+	sets = __alloc_percpu(n * sizeof(*sets), __alignof__(*sets));
+	if (!sets) {
+		pr_warn("vmlinux: no memory for the lookup caches: one set per CPU\n");
+		goto out;
+	}
+	/*
+	 * Zeroed (every entry of generation 0: none) before the pointer: a
+	 * reader with the first sets' mask may take the new sets, and reads
+	 * them through the pointer.
+	 */
+	smp_store_release(&sframe_cache.sets, sets);
+	/* The sets before their number: pairs with sframe_kernel_cache_set() */
+	smp_store_release(&sframe_cache.mask, n / SFRAME_CACHE_WAYS - 1);
+out:
+	return (sframe_cache.mask + 1) * SFRAME_CACHE_WAYS *
+	       sizeof(struct sframe_cache_entry);
+}
+
+/*
  * vmlinux's rules in the step's shape, once its rows are built (off the
  * boot path, sections.c), then, where there is one, the return-site table
  * (ra_table.c) on them: after the text is final (the alternatives are
@@ -72,7 +119,7 @@ static void sframe_unwind_tables_fn(struct work_struct *work)
 	const struct sframe_rows *rows;
 	struct sframe_rows_rule *step;
 	struct sframe_vmlinux_bytes b;
-	size_t ra, all, text;
+	size_t ra, all, text, cache;
 	u64 t0;
 	u32 i;
 
@@ -101,6 +148,7 @@ static void sframe_unwind_tables_fn(struct work_struct *work)
 	if (ra)
 		pr_info("vmlinux: return sites listed in %llu us, off the boot path\n",
 			div_u64(local_clock() - t0, NSEC_PER_USEC));
+	cache = sframe_kernel_cache_size(rows->nrows);
 	/* Everything the unwinder keeps for vmlinux, for the record. */
 	sframe_vmlinux_bytes(&b);
 	all = b.section + b.index + b.rows + b.annot +
@@ -109,7 +157,7 @@ static void sframe_unwind_tables_fn(struct work_struct *work)
 	pr_info("vmlinux: unwind data: .sframe %zu, its index %zu, decoded rows %zu, unwinder rules %zu, return sites %zu, annotation index %zu: %zu bytes in all, %zu per MB of text; lookup caches %zu bytes per CPU, %u CPUs\n",
 		b.section, b.index, b.rows, rows->nrules * sizeof(*step), ra,
 		b.annot, all, text ? (size_t)div64_u64((u64)all << 20, text) : 0,
-		sizeof(sframe_cache) + sframe_user_cache_bytes(),
+		cache + sframe_user_cache_bytes(),
 		num_possible_cpus());
 }
 
@@ -394,11 +442,16 @@ NOKPROBE_SYMBOL(sframe_kernel_answer_fill);
 unsigned int sframe_kernel_cache_check(struct sframe_cache_entry *bad,
 				       unsigned int max)
 {
-	struct sframe_cache_entry *c = this_cpu_ptr(sframe_cache);
-	unsigned int i, gen = atomic_read(&sframe_kernel_gen), n = 0;
+	unsigned int gen = atomic_read(&sframe_kernel_gen), n = 0;
+	struct sframe_cache_entry *c;
 	struct sframe_answer fresh;
+	unsigned long i, size;
 
-	for (i = 0; i < SFRAME_CACHE_SIZE; i++) {
+	/* The number of sets, then the sets (sframe_kernel_cache_set()) */
+	size = (smp_load_acquire(&sframe_cache.mask) + 1) * SFRAME_CACHE_WAYS;
+	c = this_cpu_ptr(READ_ONCE(sframe_cache.sets));
+
+	for (i = 0; i < size; i++) {
 		const struct sframe_answer *a = &c[i].ans;
 		unsigned long pc = READ_ONCE(c[i].pc);
 

@@ -945,6 +945,49 @@ static bool sfu_lookup_ok(unsigned long pc)
 	       (e1 || sfu_same_recovery(&r1, &r2));
 }
 
+/*
+ * The caches' size follows vmlinux's rows and the CPUs: a power of two of
+ * at most %SFRAME_CACHE_MAX entries per CPU, together at most one entry
+ * per %SFRAME_CACHE_ROWS rows (or one set per CPU), and no less than half
+ * of that share.  A lookup's answer lands in its own set.
+ */
+static void sfu_test_cache_size(struct kunit *test)
+{
+	unsigned long sets, share, pc = (unsigned long)sfu_test_cache_size;
+	const struct sframe_cache_entry *e;
+	const struct sframe_annot *a;
+	struct sframe_rule r;
+	unsigned int cpus = num_possible_cpus();
+
+	KUNIT_ASSERT_TRUE(test, sframe_unwind_tables_wait());
+	/* as sframe_kernel_cache_set() reads it */
+	sets = smp_load_acquire(&sframe_cache.mask) + 1;
+	share = min_t(unsigned long,
+		      sframe_vmlinux_rows()->nrows / SFRAME_CACHE_ROWS / cpus,
+		      SFRAME_CACHE_MAX);
+	kunit_info(test, "%u rows, %u CPUs: %lu entries per CPU\n",
+		   sframe_vmlinux_rows()->nrows, cpus, sets * SFRAME_CACHE_WAYS);
+	KUNIT_EXPECT_TRUE(test, is_power_of_2(sets));
+	/* More than one set: not in the first set's memory. */
+	KUNIT_EXPECT_TRUE(test, sets == 1 || READ_ONCE(sframe_cache.sets) !=
+				&sframe_cache_first[0]);
+	KUNIT_EXPECT_LE(test, sets * SFRAME_CACHE_WAYS, SFRAME_CACHE_MAX);
+	if (share < 2 * SFRAME_CACHE_WAYS) {
+		KUNIT_EXPECT_EQ(test, sets, 1UL);
+	} else {
+		KUNIT_EXPECT_LE(test, sets * SFRAME_CACHE_WAYS, share);
+		KUNIT_EXPECT_GT(test, 2 * sets * SFRAME_CACHE_WAYS, share);
+	}
+
+	preempt_disable();
+	sframe_kernel_cache_flush();
+	sframe_kernel_lookup(pc, &a, &r);
+	e = sframe_kernel_cache_set(pc);
+	KUNIT_EXPECT_TRUE(test,
+			  READ_ONCE(e[0].pc) == pc || READ_ONCE(e[1].pc) == pc);
+	preempt_enable();
+}
+
 static void sfu_test_cache(struct kunit *test)
 {
 	unsigned int f, pass, checked = 0, bad = 0;
@@ -1035,9 +1078,16 @@ static struct ftrace_ops sfu_reentry_ops = {
 	.func = sfu_reentry_cb,
 };
 
-static unsigned int sfu_cache_set(unsigned long pc)
+/* The number of @pc's set in the lookup cache */
+static unsigned long sfu_cache_set(unsigned long pc)
 {
-	return hash_long(pc, SFRAME_CACHE_BITS - 1);
+	unsigned long set;
+
+	preempt_disable();
+	set = sframe_kernel_cache_set(pc) -
+	      this_cpu_ptr(READ_ONCE(sframe_cache.sets));
+	preempt_enable();
+	return set / SFRAME_CACHE_WAYS;
 }
 
 static void sfu_test_cache_reentry(struct kunit *test)
@@ -1310,6 +1360,7 @@ static struct kunit_case sframe_unwind_cases[] = {
 	KUNIT_CASE(sfu_test_corrupt),
 	KUNIT_CASE(sfu_test_all_tasks),
 	KUNIT_CASE(sfu_test_idle_tasks),
+	KUNIT_CASE(sfu_test_cache_size),
 	KUNIT_CASE(sfu_test_cache),
 #ifdef CONFIG_DYNAMIC_FTRACE
 	KUNIT_CASE(sfu_test_cache_reentry),

@@ -13,6 +13,7 @@
 #include <linux/bits.h>
 #include <linux/compiler.h>
 #include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/percpu.h>
 #include <linux/types.h>
 #include <asm/barrier.h>
@@ -70,9 +71,14 @@ struct sframe_answer {
  * (&sframe_kernel_gen): loading or freeing a module, or patching text,
  * starts a new generation, which empties every cache at once.  See
  * sframe_kernel_answer().
+ *
+ * Its size follows the kernel: once vmlinux's rows are built, the caches
+ * of all CPUs together get one entry per %SFRAME_CACHE_ROWS rows, at most
+ * %SFRAME_CACHE_MAX entries per CPU (sframe_kernel_cache_size()).  Until
+ * then, and where that leaves less than two sets, each CPU has one set.
  */
-#define SFRAME_CACHE_BITS	8
-#define SFRAME_CACHE_SIZE	BIT(SFRAME_CACHE_BITS)
+#define SFRAME_CACHE_MAX	256
+#define SFRAME_CACHE_ROWS	256
 #define SFRAME_CACHE_WAYS	2
 
 struct sframe_cache_entry {
@@ -81,7 +87,37 @@ struct sframe_cache_entry {
 	struct sframe_answer ans;
 };
 
-DECLARE_PER_CPU(struct sframe_cache_entry [SFRAME_CACHE_SIZE], sframe_cache);
+/**
+ * struct sframe_cache - where the lookup caches are
+ * @sets: the entries of every CPU: (@mask + 1) sets of %SFRAME_CACHE_WAYS
+ * @mask: the number of sets - 1; published after @sets (release)
+ *
+ * Set once, when the caches are allocated; the first caches (one set per
+ * CPU) are never freed, so a fill still under way in one is harmless.
+ */
+struct sframe_cache {
+	struct sframe_cache_entry __percpu *sets;
+	unsigned long mask;
+};
+
+extern struct sframe_cache sframe_cache;
+DECLARE_PER_CPU(struct sframe_cache_entry [SFRAME_CACHE_WAYS],
+		sframe_cache_first);
+
+/* The first entry of @pc's set, in this CPU's cache. */
+static __always_inline struct sframe_cache_entry *
+sframe_kernel_cache_set(unsigned long pc)
+{
+	unsigned long set = hash_long(pc, ilog2(SFRAME_CACHE_MAX) - 1);
+
+	/*
+	 * The mask first: a mask read with its release is one of @sets'
+	 * (an old mask, 0, fits any of them).
+	 */
+	set &= smp_load_acquire(&sframe_cache.mask);
+	return this_cpu_ptr(READ_ONCE(sframe_cache.sets)) +
+	       set * SFRAME_CACHE_WAYS;
+}
 
 unsigned int sframe_kernel_cache_check(struct sframe_cache_entry *bad,
 				       unsigned int max);
@@ -121,9 +157,7 @@ sframe_kernel_answer(unsigned long pc, struct sframe_answer *scratch)
 	 * after this one (sframe_kernel_answer_fill()).
 	 */
 	gen = atomic_read(&sframe_kernel_gen);
-	/* The set of @pc: its first entry. */
-	e = this_cpu_ptr(&sframe_cache[hash_long(pc, SFRAME_CACHE_BITS - 1) *
-				       SFRAME_CACHE_WAYS]);
+	e = sframe_kernel_cache_set(pc);
 	if (likely(READ_ONCE(e->pc) == pc && e->gen == gen))
 		return &e->ans;
 	if (READ_ONCE(e[1].pc) == pc && e[1].gen == gen)
