@@ -44,7 +44,9 @@
  * bytes makes a new table.  A cached answer is used exactly as a fresh
  * one (the step still reads the stack fault-tolerantly), so even an answer
  * from bytes changed behind our back (the file rewritten on disk) can
- * only give a wrong or short chain, as a forged section can.
+ * only give a wrong or short chain, as a forged section can.  The caches
+ * are allocated when the first process gets a section: until then (and
+ * on a machine whose programs have none) they take no memory.
  *
  * Faulting in.  perf samples in NMI or interrupt context, where a section
  * page that is not mapped yet cannot be faulted in: such a sample would
@@ -85,6 +87,8 @@
 #include <linux/mm.h>
 #include <linux/mm_types.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/perf_event.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
@@ -166,6 +170,7 @@ static atomic64_t sframe_user_last_id = ATOMIC64_INIT(0);
 /* ---- the per-mm table ----------------------------------------------------- */
 
 static void sframe_user_prefault(struct vm_area_struct *vma);
+static void sframe_user_caches_alloc(void);
 
 static struct sframe_user_mm *sframe_user_table(struct mm_struct *mm)
 {
@@ -488,8 +493,10 @@ static void sframe_user_elf_fn(struct callback_head *head)
 	}
 	mmap_write_unlock(mm);
 	/* Its pages, before user code runs: perf cannot fault them in. */
-	if (known)
+	if (known) {
 		sframe_user_prefault_sec(&sec);
+		sframe_user_caches_alloc();
+	}
 out:
 	kfree(ph);
 	fput(p->file);
@@ -861,6 +868,7 @@ static DEFINE_PER_CPU(struct sframe_user_stats, sframe_user_stats);
 struct sframe_user_frame {
 	struct sframe_frame regs;
 	struct sframe_user_cursor cur;
+	struct sframe_user_caches *caches;	/* this CPU's, or NULL */
 };
 
 /*
@@ -913,8 +921,6 @@ struct sframe_user_answer {
 	struct sframe_rows_rule rule;
 };
 
-static DEFINE_PER_CPU(struct sframe_user_answer[1 << SFRAME_USER_CACHE_BITS],
-		      sframe_user_cache);
 static DEFINE_PER_CPU(unsigned int, sframe_user_nesting);
 
 /*
@@ -933,34 +939,76 @@ struct sframe_user_row {
 	struct sframe_rows_rule rule;
 };
 
-static DEFINE_PER_CPU(struct sframe_user_row[1 << SFRAME_USER_ROW_BITS],
-		      sframe_user_rows);
+/* A CPU's caches */
+struct sframe_user_caches {
+	struct sframe_user_answer answers[1 << SFRAME_USER_CACHE_BITS];
+	struct sframe_user_row rows[1 << SFRAME_USER_ROW_BITS];
+};
+
+/*
+ * NULL until the first process has a section: a kernel whose programs
+ * have none keeps no memory for them.  Allocated zeroed (every entry
+ * empty), published once (release), never freed.
+ */
+static struct sframe_user_caches __percpu *sframe_user_caches;
+static DEFINE_MUTEX(sframe_user_caches_lock);
+
+/* Give every CPU its caches, if not done yet.  Sleeps; no lock held. */
+static void sframe_user_caches_alloc(void)
+{
+	struct sframe_user_caches __percpu *c;
+
+	if (READ_ONCE(sframe_user_caches))
+		return;
+	mutex_lock(&sframe_user_caches_lock);
+	if (!sframe_user_caches) {
+		c = alloc_percpu(struct sframe_user_caches);
+		if (!c)
+			pr_warn_once("no memory for the user answer caches: user lookups uncached\n");
+		else
+			/* Zeroed before: pairs with sframe_user_caches_here() */
+			smp_store_release(&sframe_user_caches, c);
+	}
+	mutex_unlock(&sframe_user_caches_lock);
+}
 
 /**
- * sframe_user_cache_bytes() - the memory of the user answer cache, per CPU
+ * sframe_user_cache_bytes() - the memory of the user answer caches, per CPU
  *
- * Return: its size in bytes, for the unwinder's memory record.
+ * Return: the bytes they take per CPU once allocated (when a process first
+ * has a section), for the unwinder's memory record.
  */
 size_t sframe_user_cache_bytes(void)
 {
-	return sizeof(sframe_user_cache) + sizeof(sframe_user_rows);
+	return sizeof(struct sframe_user_caches);
 }
 
 static bool sframe_user_cache_on = true;
 
+/* This CPU's caches, or NULL (none yet, or sframe.user_cache=0) */
+static __always_inline struct sframe_user_caches *sframe_user_caches_here(void)
+{
+	struct sframe_user_caches __percpu *c;
+
+	if (!READ_ONCE(sframe_user_cache_on))
+		return NULL;
+	/* Pairs with sframe_user_caches_alloc(): zeroed before published. */
+	c = smp_load_acquire(&sframe_user_caches);
+	return c ? this_cpu_ptr(c) : NULL;
+}
+
 /* The first of the two entries of @pc's set. */
 static __always_inline struct sframe_user_answer *
-sframe_user_set_of(unsigned long pc)
+sframe_user_set_of(struct sframe_user_caches *c, unsigned long pc)
 {
-	return this_cpu_ptr(&sframe_user_cache[hash_long(pc,
-			SFRAME_USER_CACHE_BITS - 1) * 2]);
+	return &c->answers[hash_long(pc, SFRAME_USER_CACHE_BITS - 1) * 2];
 }
 
 /* The cached answer for @pc from table @id, or NULL. */
 static __always_inline const struct sframe_user_answer *
-sframe_user_cache_get(unsigned long pc, u64 id)
+sframe_user_cache_get(struct sframe_user_caches *c, unsigned long pc, u64 id)
 {
-	const struct sframe_user_answer *a = sframe_user_set_of(pc);
+	const struct sframe_user_answer *a = sframe_user_set_of(c, pc);
 
 	if (READ_ONCE(a->pc) != pc || a->id != id)
 		a++;
@@ -970,17 +1018,17 @@ sframe_user_cache_get(unsigned long pc, u64 id)
 }
 
 static __always_inline struct sframe_user_row *
-sframe_user_row_of(unsigned long pc)
+sframe_user_row_of(struct sframe_user_caches *c, unsigned long pc)
 {
-	return this_cpu_ptr(&sframe_user_rows[hash_long(pc >> SFRAME_USER_ROW_SHIFT,
-							SFRAME_USER_ROW_BITS)]);
+	return &c->rows[hash_long(pc >> SFRAME_USER_ROW_SHIFT,
+				  SFRAME_USER_ROW_BITS)];
 }
 
 /* The cached row of table @id holding @pc, or NULL. */
 static __always_inline const struct sframe_user_row *
-sframe_user_row_get(unsigned long pc, u64 id)
+sframe_user_row_get(struct sframe_user_caches *c, unsigned long pc, u64 id)
 {
-	const struct sframe_user_row *r = sframe_user_row_of(pc);
+	const struct sframe_user_row *r = sframe_user_row_of(c, pc);
 
 	if (pc < READ_ONCE(r->hi) && pc >= r->lo && r->id == id)
 		return r;
@@ -988,11 +1036,12 @@ sframe_user_row_get(unsigned long pc, u64 id)
 }
 
 /* Keep @found's row for the PCs of @pc's granule, as the answers are. */
-static void sframe_user_row_put(unsigned long pc, u64 id,
+static void sframe_user_row_put(struct sframe_user_caches *c,
+				unsigned long pc, u64 id,
 				const struct sframe_rule *found,
 				const struct sframe_rows_rule *rule)
 {
-	struct sframe_user_row *r = sframe_user_row_of(pc);
+	struct sframe_user_row *r = sframe_user_row_of(c, pc);
 	unsigned long lo = found->func_start + found->fre_start;
 	unsigned long hi = found->func_start + found->fre_end;
 
@@ -1009,10 +1058,11 @@ static void sframe_user_row_put(unsigned long pc, u64 id,
 	WRITE_ONCE(r->hi, hi);
 }
 
-static void sframe_user_cache_put(unsigned long pc, u64 id, int err,
+static void sframe_user_cache_put(struct sframe_user_caches *c,
+				  unsigned long pc, u64 id, int err,
 				  const struct sframe_rows_rule *rule)
 {
-	struct sframe_user_answer *a = sframe_user_set_of(pc);
+	struct sframe_user_answer *a = sframe_user_set_of(c, pc);
 
 	if (__this_cpu_read(sframe_user_nesting) != 1)
 		return;
@@ -1079,6 +1129,7 @@ out:
  * not in an FDE).
  */
 static int sframe_user_rule(struct sframe_user_cursor *cur,
+			    struct sframe_user_caches *c,
 			    unsigned long lookup, struct sframe_rows_rule *rule,
 			    u32 *left)
 {
@@ -1087,7 +1138,6 @@ static int sframe_user_rule(struct sframe_user_cursor *cur,
 	struct sframe_rule found;
 	struct sframe_user_sec us;
 	u32 budget;
-	bool cache;
 	u64 id;
 	int err;
 
@@ -1098,15 +1148,14 @@ static int sframe_user_rule(struct sframe_user_cursor *cur,
 	 * so a hit needs no search of the sections.  Answers cached before
 	 * their section was refused are still given: they cost nothing.
 	 */
-	cache = READ_ONCE(sframe_user_cache_on);
-	if (cache && sframe_user_table_id(&id)) {
-		a = sframe_user_cache_get(lookup, id);
+	if (c && sframe_user_table_id(&id)) {
+		a = sframe_user_cache_get(c, lookup, id);
 		if (a) {
 			*rule = a->rule;
 			this_cpu_inc(sframe_user_stats.cache_hits);
 			return a->err;
 		}
-		row = sframe_user_row_get(lookup, id);
+		row = sframe_user_row_get(c, lookup, id);
 		if (row) {
 			*rule = row->rule;
 			this_cpu_inc(sframe_user_stats.cache_hits);
@@ -1120,7 +1169,8 @@ static int sframe_user_rule(struct sframe_user_cursor *cur,
 		this_cpu_inc(sframe_user_stats.refused);
 		return SFRAME_USER_STOP;
 	}
-	cache = cache && !test_bit(SFRAME_USER_NO_CACHE, &us.flags);
+	if (test_bit(SFRAME_USER_NO_CACHE, &us.flags))
+		c = NULL;
 	budget = min_t(u32, SFRAME_USER_LOOKUP_COPIES, *left);
 	cur->budget = budget;
 	cur->spent = false;
@@ -1161,10 +1211,10 @@ static int sframe_user_rule(struct sframe_user_cursor *cur,
 	if (err == -SFRAME_E_FAULT)
 		sframe_user_want_pages(lookup);
 	/* Answers of the section's bytes; not a failed read or a bad header. */
-	if (cache && (!err || err == -SFRAME_E_NO_FDE))
-		sframe_user_cache_put(lookup, id, err, rule);
-	if (cache && !err)
-		sframe_user_row_put(lookup, id, &found, rule);
+	if (c && (!err || err == -SFRAME_E_NO_FDE))
+		sframe_user_cache_put(c, lookup, id, err, rule);
+	if (c && !err)
+		sframe_user_row_put(c, lookup, id, &found, rule);
 	return err;
 }
 
@@ -1182,7 +1232,7 @@ static enum sframe_user_step sframe_user_step(struct sframe_user_frame *f,
 	int err;
 
 	*fp_used = false;
-	err = sframe_user_rule(&f->cur, lookup, &rule, left);
+	err = sframe_user_rule(&f->cur, f->caches, lookup, &rule, left);
 	if (err == SFRAME_USER_STOP)
 		return SFU_STOP;
 	/* arm64 PLT stubs, interrupted before any frame exists. */
@@ -1252,6 +1302,7 @@ bool sframe_user_callchain(struct perf_callchain_entry_ctx *entry,
 		return true;
 	/* One CPU's cache throughout; fills only in the outermost walk. */
 	preempt_disable_notrace();
+	f.caches = sframe_user_caches_here();
 	/* Stack reads fail rather than fault (sframe_user_read()). */
 	pagefault_disable();
 	__this_cpu_inc(sframe_user_nesting);
@@ -1321,6 +1372,9 @@ static int sframe_user_stats_show(struct seq_file *m, void *v)
 		   sum.errors, div64_u64(sum.cycles * sframe_user_cycle_ps, 1000));
 	seq_printf(m, "cache_hits %llu\ncache_misses %llu\n", sum.cache_hits,
 		   sum.cache_misses);
+	/* 0 until a process has a section (sframe_user_caches_alloc()) */
+	seq_printf(m, "cache_bytes %zu\n", READ_ONCE(sframe_user_caches) ?
+		   sizeof(struct sframe_user_caches) * num_possible_cpus() : 0);
 	seq_printf(m, "lookup_budget %llu\nsample_budget %llu\nunsorted %llu\nrefused %llu\n",
 		   sum.lookup_budget, sum.sample_budget, sum.unsorted,
 		   sum.refused);

@@ -807,6 +807,16 @@ user_unwind_tests() {
 		echo "$uu_v: user unwind: $uu_bin: $uu_what (${uu_sum:-no result})"
 		[ "$uu_v" = PASS ] || sed 's/^/    /' /tmp/user-unwind.out
 	done
+	# The answer caches are allocated when a process first has a section
+	# (debugfs sframe/user: cache_bytes): by now they must be.
+	grep -q " /sys/kernel/debug debugfs " /proc/mounts ||
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	uu_cb=$(awk '$1 == "cache_bytes" { print $2 }' /sys/kernel/debug/sframe/user 2>/dev/null)
+	if [ "${uu_cb:-0}" -gt 0 ]; then
+		echo "PASS: user unwind: answer caches allocated with the first section: ${uu_cb} bytes"
+	else
+		echo "FAIL: user unwind: answer caches allocated with the first section: cache_bytes ${uu_cb:-missing}"
+	fi
 }
 
 
