@@ -323,15 +323,17 @@ static __always_inline bool sframe_cache_may_fill(void)
 
 /*
  * The entry of @e's set to fill: one that is empty or of an older
- * generation than @gen, else the two in turn.  Marked empty until filled.
+ * generation than @gen, else the two in turn.  Marked empty (generation 0)
+ * until filled: an interrupt's lookup of any PC, even of its old one or of
+ * 0 (the PC of an entry left empty), misses it.
  */
 static __always_inline struct sframe_cache_entry *
 sframe_cache_victim(struct sframe_cache_entry *e, unsigned int gen)
 {
-	if (READ_ONCE(e->pc) && e->gen == gen)
-		e += !READ_ONCE(e[1].pc) || e[1].gen != gen ||
+	if (READ_ONCE(e->gen) == gen)
+		e += READ_ONCE(e[1].gen) != gen ||
 		     (__this_cpu_inc_return(sframe_cache_fills) & 1);
-	WRITE_ONCE(e->pc, 0);
+	WRITE_ONCE(e->gen, 0);
 	barrier();
 	return e;
 }
@@ -340,9 +342,9 @@ sframe_cache_victim(struct sframe_cache_entry *e, unsigned int gen)
 static __always_inline void sframe_cache_keep(struct sframe_cache_entry *e,
 					      unsigned long pc, unsigned int gen)
 {
-	e->gen = gen;
-	barrier();
 	WRITE_ONCE(e->pc, pc);
+	barrier();
+	WRITE_ONCE(e->gen, gen);
 }
 
 /* sframe_kernel_answer_fill() from its rows' result on */
@@ -455,7 +457,7 @@ unsigned int sframe_kernel_cache_check(struct sframe_cache_entry *bad,
 		const struct sframe_answer *a = &c[i].ans;
 		unsigned long pc = READ_ONCE(c[i].pc);
 
-		if (!pc || c[i].gen != gen)
+		if (READ_ONCE(c[i].gen) != gen)
 			continue;
 		sframe_answer_compute(pc, &fresh);
 		if (a->err == fresh.err && a->annot == fresh.annot &&

@@ -67,7 +67,9 @@ atomic_t sframe_kernel_gen = ATOMIC_INIT(1);
  */
 static void sframe_kernel_gen_next(void)
 {
-	atomic_inc_return_release(&sframe_kernel_gen);
+	/* 0 marks a cache entry empty (sframe_cache_victim()): never one. */
+	if (unlikely(!atomic_inc_return_release(&sframe_kernel_gen)))
+		atomic_inc_return_release(&sframe_kernel_gen);
 }
 
 /**

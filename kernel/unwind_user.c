@@ -909,14 +909,14 @@ enum sframe_user_step { SFU_NEXT, SFU_END, SFU_ERROR, SFU_STOP };
  *
  * Walks run with preemption off, in task, IRQ or NMI context; only the
  * outermost walk on a CPU fills entries.  A walk that interrupts a fill
- * finds the entry empty (pc 0) and looks up directly, so it never sees a
- * half-written entry.
+ * finds the entry empty (id 0, whatever PC it asks, 0 too) and looks up
+ * directly, so it never sees a half-written entry.
  */
 #define SFRAME_USER_CACHE_BITS	8
 
 struct sframe_user_answer {
-	unsigned long pc;		/* 0: empty, or being filled */
-	u64 id;
+	unsigned long pc;
+	u64 id;				/* 0: empty, or being filled */
 	int err;			/* 0 or -SFRAME_E_NO_FDE */
 	struct sframe_rows_rule rule;
 };
@@ -1010,9 +1010,9 @@ sframe_user_cache_get(struct sframe_user_caches *c, unsigned long pc, u64 id)
 {
 	const struct sframe_user_answer *a = sframe_user_set_of(c, pc);
 
-	if (READ_ONCE(a->pc) != pc || a->id != id)
+	if (READ_ONCE(a->pc) != pc || READ_ONCE(a->id) != id)
 		a++;
-	if (READ_ONCE(a->pc) == pc && a->id == id)
+	if (READ_ONCE(a->pc) == pc && READ_ONCE(a->id) == id)
 		return a;
 	return NULL;
 }
@@ -1066,19 +1066,20 @@ static void sframe_user_cache_put(struct sframe_user_caches *c,
 
 	if (__this_cpu_read(sframe_user_nesting) != 1)
 		return;
-	if (READ_ONCE(a->pc))
-		a += !READ_ONCE(a[1].pc) ||
+	if (READ_ONCE(a->id))
+		a += !READ_ONCE(a[1].id) ||
 		     (__this_cpu_read(sframe_user_stats.cache_misses) & 1);
-	WRITE_ONCE(a->pc, 0);
+	/* Empty meanwhile for every PC, 0 too (a walk from a NULL call). */
+	WRITE_ONCE(a->id, 0);
 	barrier();
-	a->id = id;
+	WRITE_ONCE(a->pc, pc);
 	a->err = err;
 	if (err)
 		memset(&a->rule, 0, sizeof(a->rule));
 	else
 		a->rule = *rule;
 	barrier();
-	WRITE_ONCE(a->pc, pc);
+	WRITE_ONCE(a->id, id);
 }
 
 /*

@@ -1052,31 +1052,61 @@ static void sfu_test_cache(struct kunit *test)
  * cache set, without an annotation.
  */
 static unsigned long sfu_reentry_pc;
+static bool sfu_reentry_on;
+static struct sframe_answer sfu_reentry_ans;	/* the nested lookup's */
 static atomic_t sfu_reentry_hits, sfu_reentry_depth;
 
 static notrace void sfu_reentry_cb(unsigned long ip, unsigned long parent_ip,
 				   struct ftrace_ops *op,
 				   struct ftrace_regs *fregs)
 {
-	const struct sframe_annot *a;
+	const struct sframe_answer *ans;
+	struct sframe_answer scratch;
 	unsigned long entries[16];
-	unsigned long pc = READ_ONCE(sfu_reentry_pc);
-	struct sframe_rule r;
 
-	if (!pc)
+	if (!READ_ONCE(sfu_reentry_on))
 		return;
 	/* One nested walk at a time: what it calls is traced too. */
 	if (atomic_inc_return(&sfu_reentry_depth) == 1) {
 		atomic_inc(&sfu_reentry_hits);
 		stack_trace_save(entries, ARRAY_SIZE(entries), 0);
-		sframe_kernel_lookup(pc, &a, &r);
+		preempt_disable_notrace();
+		ans = sframe_kernel_answer(READ_ONCE(sfu_reentry_pc), &scratch);
+		sfu_reentry_ans = *ans;
+		preempt_enable_notrace();
 	}
 	atomic_dec(&sfu_reentry_depth);
 }
 
-static struct ftrace_ops sfu_reentry_ops = {
-	.func = sfu_reentry_cb,
-};
+/*
+ * Trace @func with sfu_reentry_cb() (off until sfu_reentry_on).  A new
+ * ftrace_ops each time: ftrace_free_filter() leaves an ops' hashes freed
+ * but in place, so an ops must not be filtered again after it.
+ */
+static struct ftrace_ops *sfu_reentry_trace(struct kunit *test,
+					    const char *func)
+{
+	struct ftrace_ops *ops = kunit_kzalloc(test, sizeof(*ops), GFP_KERNEL);
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+	ops->func = sfu_reentry_cb;
+	ret = ftrace_set_filter(ops, (unsigned char *)func, strlen(func), 1);
+	if (ret)
+		kunit_skip(test, "%s cannot be traced: %d", func, ret);
+	ret = register_ftrace_function(ops);
+	if (ret)
+		ftrace_free_filter(ops);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	atomic_set(&sfu_reentry_hits, 0);
+	return ops;
+}
+
+static void sfu_reentry_untrace(struct ftrace_ops *ops)
+{
+	unregister_ftrace_function(ops);
+	ftrace_free_filter(ops);
+}
 
 /* The number of @pc's set in the lookup cache */
 static unsigned long sfu_cache_set(unsigned long pc)
@@ -1094,9 +1124,9 @@ static void sfu_test_cache_reentry(struct kunit *test)
 {
 	unsigned long pc1 = 0, pc2, start, size;
 	const struct sframe_annot *a;
+	struct ftrace_ops *ops;
 	struct sframe_rule r;
 	unsigned int bad;
-	int ret;
 
 	for (a = __start_sframe_annot; a < __stop_sframe_annot && !pc1; a++) {
 		unsigned long pc = (unsigned long)&a->pc + a->pc;
@@ -1116,28 +1146,95 @@ static void sfu_test_cache_reentry(struct kunit *test)
 	if (pc2 == start + size)
 		kunit_skip(test, "no PC of the same cache set");
 
-	ret = ftrace_set_filter(&sfu_reentry_ops, "sframe_vmlinux_annot_search",
-				strlen("sframe_vmlinux_annot_search"), 1);
-	if (ret)
-		kunit_skip(test, "sframe_vmlinux_annot_search cannot be traced: %d",
-			   ret);
-	ret = register_ftrace_function(&sfu_reentry_ops);
-	KUNIT_ASSERT_EQ(test, ret, 0);
-
-	atomic_set(&sfu_reentry_hits, 0);
+	ops = sfu_reentry_trace(test, "sframe_vmlinux_annot_search");
 	preempt_disable();
 	sframe_kernel_cache_flush();
 	WRITE_ONCE(sfu_reentry_pc, pc2);
+	WRITE_ONCE(sfu_reentry_on, true);
 	sframe_kernel_lookup(pc1, &a, &r);
-	WRITE_ONCE(sfu_reentry_pc, 0);
+	WRITE_ONCE(sfu_reentry_on, false);
 	bad = sframe_kernel_cache_check(NULL, 0);
 	preempt_enable();
 
-	unregister_ftrace_function(&sfu_reentry_ops);
-	ftrace_free_filter(&sfu_reentry_ops);
+	sfu_reentry_untrace(ops);
 	kunit_info(test, "%pS filled, %pS looked up in %d nested walks: %u cached answers differ\n",
 		   (void *)pc1, (void *)pc2, atomic_read(&sfu_reentry_hits), bad);
 	KUNIT_EXPECT_GT(test, atomic_read(&sfu_reentry_hits), 0);
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+}
+
+/* Is @pc's answer the usual one (sframe_answer_plain())? */
+static bool sfu_answer_plain(unsigned long pc)
+{
+	struct sframe_answer scratch;
+	bool plain;
+
+	preempt_disable();
+	plain = sframe_kernel_answer(pc, &scratch)->plain;
+	preempt_enable();
+	return plain;
+}
+
+/*
+ * Address 0 (a walk from the pt_regs of a call through a NULL pointer) is
+ * never cached, and must not take the answer an entry being filled still
+ * holds: both entries of 0's set get plain answers of this generation,
+ * then the fill of @pc1 (annotated, no FDE, in the same set) replaces one
+ * and is traced halfway, where a nested walk looks up 0.
+ */
+static void sfu_test_cache_pc0(struct kunit *test)
+{
+	unsigned long pc, pc1 = 0, pcs[SFRAME_CACHE_WAYS];
+	unsigned long set0 = sfu_cache_set(0);
+	const struct sframe_annot *a;
+	struct sframe_answer want, scratch;
+	unsigned int n = 0, bad;
+	struct ftrace_ops *ops;
+	struct sframe_rule r;
+
+	for (a = __start_sframe_annot; a < __stop_sframe_annot && !pc1; a++) {
+		unsigned long lo = sframe_annot_start(a);
+
+		if (!a->type || !core_kernel_text(lo))
+			continue;
+		for (pc = lo; pc < lo + a->len && !pc1; pc++)
+			if (sfu_cache_set(pc) == set0 &&
+			    sframe_kernel_find(pc, &r) == -SFRAME_E_NO_FDE)
+				pc1 = pc;
+	}
+	if (!pc1)
+		kunit_skip(test, "no annotated vmlinux text without an FDE in the set of 0");
+	for (pc = (unsigned long)_stext;
+	     pc < (unsigned long)_etext && n < SFRAME_CACHE_WAYS; pc++)
+		if (sfu_cache_set(pc) == set0 && !sframe_annot_find(pc) &&
+		    sfu_answer_plain(pc))
+			pcs[n++] = pc;
+	if (n < SFRAME_CACHE_WAYS)
+		kunit_skip(test, "no plain PCs in the set of 0");
+
+	ops = sfu_reentry_trace(test, "sframe_vmlinux_annot_search");
+	preempt_disable();
+	sframe_kernel_cache_flush();
+	want = *sframe_kernel_answer(0, &scratch);
+	for (n = 0; n < SFRAME_CACHE_WAYS; n++)
+		sframe_kernel_lookup(pcs[n], &a, &r);
+	WRITE_ONCE(sfu_reentry_pc, 0);
+	WRITE_ONCE(sfu_reentry_on, true);
+	sframe_kernel_lookup(pc1, &a, &r);
+	WRITE_ONCE(sfu_reentry_on, false);
+	bad = sframe_kernel_cache_check(NULL, 0);
+	preempt_enable();
+
+	sfu_reentry_untrace(ops);
+	kunit_info(test, "%pS filled over %pS and %pS; 0 looked up in %d nested walks: error %d, plain %d (want %d, %d)\n",
+		   (void *)pc1, (void *)pcs[0], (void *)pcs[1],
+		   atomic_read(&sfu_reentry_hits), sfu_reentry_ans.err,
+		   sfu_reentry_ans.plain, want.err, want.plain);
+	KUNIT_EXPECT_GT(test, atomic_read(&sfu_reentry_hits), 0);
+	KUNIT_EXPECT_EQ(test, sfu_reentry_ans.err, want.err);
+	KUNIT_EXPECT_PTR_EQ(test, sfu_reentry_ans.annot, want.annot);
+	KUNIT_EXPECT_EQ(test, sfu_reentry_ans.plain, want.plain);
+	KUNIT_EXPECT_EQ(test, sfu_reentry_ans.after_call, want.after_call);
 	KUNIT_EXPECT_EQ(test, bad, 0U);
 }
 #endif /* CONFIG_DYNAMIC_FTRACE */
@@ -1364,6 +1461,7 @@ static struct kunit_case sframe_unwind_cases[] = {
 	KUNIT_CASE(sfu_test_cache),
 #ifdef CONFIG_DYNAMIC_FTRACE
 	KUNIT_CASE(sfu_test_cache_reentry),
+	KUNIT_CASE(sfu_test_cache_pc0),
 #endif
 #ifdef CONFIG_HAVE_STATIC_CALL_INLINE
 	KUNIT_CASE(sfu_test_static_call),

@@ -82,8 +82,8 @@ struct sframe_answer {
 #define SFRAME_CACHE_WAYS	2
 
 struct sframe_cache_entry {
-	unsigned long pc;		/* 0: being filled or empty */
-	unsigned int gen;
+	unsigned long pc;
+	unsigned int gen;		/* 0: being filled or empty */
 	struct sframe_answer ans;
 };
 
@@ -140,8 +140,9 @@ sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
  * Only task context fills the cache: nothing else writes to this CPU's
  * cache while preemption is disabled, so an answer in it stays as it is
  * until then.  An interrupt, exception or NMI that lands during a fill
- * finds the entry empty (pc 0) and looks up directly, into @scratch; it
- * reads the cache but never writes it.  Safe in any context.
+ * finds the entry empty (generation 0, whatever PC is asked, 0 too) and
+ * looks up directly, into @scratch; it reads the cache but never writes
+ * it.  Safe in any context.
  *
  * Return: the answer: in this CPU's cache, or @scratch.
  */
@@ -158,9 +159,9 @@ sframe_kernel_answer(unsigned long pc, struct sframe_answer *scratch)
 	 */
 	gen = atomic_read(&sframe_kernel_gen);
 	e = sframe_kernel_cache_set(pc);
-	if (likely(READ_ONCE(e->pc) == pc && e->gen == gen))
+	if (likely(READ_ONCE(e->pc) == pc && READ_ONCE(e->gen) == gen))
 		return &e->ans;
-	if (READ_ONCE(e[1].pc) == pc && e[1].gen == gen)
+	if (READ_ONCE(e[1].pc) == pc && READ_ONCE(e[1].gen) == gen)
 		return &e[1].ans;
 	return sframe_kernel_answer_fill(pc, e, gen, scratch);
 }
