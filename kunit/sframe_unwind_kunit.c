@@ -1108,6 +1108,23 @@ static void sfu_reentry_untrace(struct ftrace_ops *ops)
 	ftrace_free_filter(ops);
 }
 
+/*
+ * Look up @pc1, with the lookup of @pc nested where the fill is traced;
+ * with preemption disabled.  Return: the cached answers that then differ
+ * from fresh ones.
+ */
+static unsigned int sfu_reentry_fill(unsigned long pc1, unsigned long pc)
+{
+	const struct sframe_annot *a;
+	struct sframe_rule r;
+
+	WRITE_ONCE(sfu_reentry_pc, pc);
+	WRITE_ONCE(sfu_reentry_on, true);
+	sframe_kernel_lookup(pc1, &a, &r);
+	WRITE_ONCE(sfu_reentry_on, false);
+	return sframe_kernel_cache_check(NULL, 0);
+}
+
 /* The number of @pc's set in the lookup cache */
 static unsigned long sfu_cache_set(unsigned long pc)
 {
@@ -1149,11 +1166,7 @@ static void sfu_test_cache_reentry(struct kunit *test)
 	ops = sfu_reentry_trace(test, "sframe_vmlinux_annot_search");
 	preempt_disable();
 	sframe_kernel_cache_flush();
-	WRITE_ONCE(sfu_reentry_pc, pc2);
-	WRITE_ONCE(sfu_reentry_on, true);
-	sframe_kernel_lookup(pc1, &a, &r);
-	WRITE_ONCE(sfu_reentry_on, false);
-	bad = sframe_kernel_cache_check(NULL, 0);
+	bad = sfu_reentry_fill(pc1, pc2);
 	preempt_enable();
 
 	sfu_reentry_untrace(ops);
@@ -1218,11 +1231,7 @@ static void sfu_test_cache_pc0(struct kunit *test)
 	want = *sframe_kernel_answer(0, &scratch);
 	for (n = 0; n < SFRAME_CACHE_WAYS; n++)
 		sframe_kernel_lookup(pcs[n], &a, &r);
-	WRITE_ONCE(sfu_reentry_pc, 0);
-	WRITE_ONCE(sfu_reentry_on, true);
-	sframe_kernel_lookup(pc1, &a, &r);
-	WRITE_ONCE(sfu_reentry_on, false);
-	bad = sframe_kernel_cache_check(NULL, 0);
+	bad = sfu_reentry_fill(pc1, 0);
 	preempt_enable();
 
 	sfu_reentry_untrace(ops);
