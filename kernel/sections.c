@@ -52,7 +52,10 @@ static size_t sframe_vmlinux_rows_bytes;
 const struct sframe_rows *sframe_vmlinux_rows_pub;
 struct sframe_annot_table sframe_vmlinux_annot __ro_after_init;
 
-/* Lookups' generation (sframe/kernel.h): caches compare it. */
+/*
+ * Lookups' generation (sframe/kernel.h): caches compare it.  Always odd,
+ * so never 0, which marks a cache entry empty (sframe_cache_victim()).
+ */
 atomic_t sframe_kernel_gen = ATOMIC_INIT(1);
 
 /*
@@ -67,9 +70,8 @@ atomic_t sframe_kernel_gen = ATOMIC_INIT(1);
  */
 static void sframe_kernel_gen_next(void)
 {
-	/* 0 marks a cache entry empty (sframe_cache_victim()): never one. */
-	if (unlikely(!atomic_inc_return_release(&sframe_kernel_gen)))
-		atomic_inc_return_release(&sframe_kernel_gen);
+	/* By two: odd, even when it wraps. */
+	atomic_add_return_release(2, &sframe_kernel_gen);
 }
 
 /**
