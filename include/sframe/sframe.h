@@ -339,13 +339,21 @@ static inline void sframe_rule_set_recovery(struct sframe_rule *rule,
  * @rules: the distinct rules
  * @block: block index of @start (sframe_block_bounds()), @nblocks + 1
  *         entries
+ * @func: optional, set before the build: room for one entry per FDE of
+ *        the section; the build keeps there the start of each function
+ *        it gives rows (a sized one below @limit), minus @base, in
+ *        ascending order, so that sframe_rows_find() answers a rule's
+ *        function start too and the section is no longer needed for it.
+ *        NULL: function starts are not kept
+ * @nfuncs: entries of @func in use
  *
  * Built once by sframe_rows_build() from a section that passed
  * sframe_validate() and cannot change afterwards (vmlinux, a module):
  * a lookup is then one block read and a short binary search over 2-byte
  * keys, with no decoding and no bounds checks on the section (the rows
- * are our own memory).  Rows answer the recovery fields of a rule only;
- * sframe_find() answers the function fields too.
+ * are our own memory).  Rows answer the recovery fields of a rule, and
+ * its function start where they keep @func; sframe_find() answers every
+ * function field.
  */
 struct sframe_rows {
 	const struct sframe_section *sec;
@@ -355,6 +363,8 @@ struct sframe_rows {
 	u16 *id;
 	struct sframe_rows_rule *rules;
 	u32 *block;
+	u32 *func;
+	u32 nfuncs;
 };
 
 /**

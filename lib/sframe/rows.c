@@ -220,8 +220,10 @@ static void sframe_rows_add(struct sframe_rows_builder *bld, u64 addr, u16 id)
 void sframe_rows_begin(struct sframe_rows_builder *bld,
 		       const struct sframe_fde *fde)
 {
+	struct sframe_rows *rows = bld->rows;
+
 	/* At or above the limit: the core's (sframe_rows_rule_of()). */
-	bld->skip = fde->start >= bld->rows->limit;
+	bld->skip = fde->start >= rows->limit;
 	if (bld->skip)
 		return;
 	/*
@@ -232,6 +234,8 @@ void sframe_rows_begin(struct sframe_rows_builder *bld,
 		bld->err = -SFRAME_E_INDEX;
 	if (!fde->size)
 		return;
+	if (rows->func && rows->nfuncs < rows->sec->num_fdes)
+		rows->func[rows->nfuncs++] = fde->start - rows->base;
 	if (bld->end && fde->start > bld->end)
 		sframe_rows_add(bld, bld->end, SFRAME_ROWS_GAP);
 	if (sframe_fde_pcmask(fde) || !fde->num_fres)
@@ -286,6 +290,7 @@ static int sframe_rows_start(struct sframe_rows_builder *bld,
 	rows->shift = shift;
 	rows->nrows = 0;
 	rows->nrules = 0;
+	rows->nfuncs = 0;
 	rows->nblocks = nblocks;
 	for (i = 0; i < bld->nslots; i++)
 		hash[i] = SFRAME_ROWS_GAP;
@@ -310,7 +315,8 @@ static int sframe_rows_finish(struct sframe_rows_builder *bld)
  * @shift: block size, as given to sframe_rows_size()
  * @limit: as given to sframe_rows_size()
  * @rows: @rows->start, id and block sized by sframe_rows_size(), rules
- *        as sframe_rows_scratch() gives; the rest is filled in
+ *        as sframe_rows_scratch() gives, func optional (one entry per
+ *        FDE) or NULL; the rest is filled in
  * @hash: scratch, as sframe_rows_scratch() gives (free it afterwards)
  *
  * Every rule is decoded by sframe_fre_rule(), the decoder sframe_find()
@@ -427,12 +433,31 @@ void sframe_rows_mark(struct sframe_rows *rows, u32 n,
 }
 EXPORT_SYMBOL_GPL(sframe_rows_mark);
 
+/* The start of the function of a rule row's @pc: 0 without @rows->func. */
+static u64 sframe_rows_func_start(const struct sframe_rows *rows, u64 pc)
+{
+	u32 off = pc - rows->base, lo = 0, hi = rows->nfuncs, mid;
+
+	if (!rows->func)
+		return 0;
+	/* The number of functions starting at or below @pc */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (rows->func[mid] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? rows->base + rows->func[lo - 1] : 0;
+}
+
 /**
  * sframe_rows_find() - the rule for @pc from a rows table
  * @rows: built by sframe_rows_build()
  * @pc: address
- * @rule: result: the recovery fields (function fields zero), or at
- *        %SFRAME_ROWS_CORE rows everything sframe_find() gives
+ * @rule: result: the recovery fields and, where @rows keeps function
+ *        starts, the function start (the other function fields zero); or
+ *        at %SFRAME_ROWS_CORE rows everything sframe_find() gives
  *
  * Return: what sframe_find() returns for @pc.
  */
@@ -446,7 +471,7 @@ int sframe_rows_find(const struct sframe_rows *rows, u64 pc,
 	if (!r)
 		return err > 0 ? sframe_find(rows->sec, pc, rule) : err;
 	sframe_rule_set_recovery(rule, r);
-	rule->func_start = 0;
+	rule->func_start = sframe_rows_func_start(rows, pc);
 	rule->func_size = 0;
 	rule->fde_index = 0;
 	rule->fre_start = 0;

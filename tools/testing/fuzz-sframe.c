@@ -95,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * section that passes must give the core's answers from its rows.
 	 */
 	{
-		static uint32_t block[1 << 15];
+		static uint32_t block[1 << 15], func[1 << 15];
 		static uint16_t start[1 << 15], id[1 << 15];
 		static uint16_t hash[SFRAME_ROWS_HASH_SLOTS];
 		static struct sframe_rows_rule rules[SFRAME_ROWS_MAX_RULES];
@@ -106,6 +106,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint32_t nrows, nblocks;
 		struct sframe_rule r2;
 
+		/* Function starts kept where there is room for them. */
+		if (sec.num_fdes <= ARRAY_SIZE(func))
+			rows.func = func;
 		/* Rows for the lower half of the functions only, at times. */
 		if ((addr >> 60 & 1) && sec.num_fdes &&
 		    !sframe_get_fde(&sec, sec.num_fdes / 2, &fde))
@@ -134,7 +137,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					    (memcmp(&rule.cfa, &r2.cfa, sizeof(r2.cfa)) ||
 					     memcmp(&rule.ra, &r2.ra, sizeof(r2.ra)) ||
 					     memcmp(&rule.fp, &r2.fp, sizeof(r2.fp)) ||
-					     rule.flags != r2.flags))
+					     rule.flags != r2.flags ||
+					     (rows.func &&
+					      rule.func_start != r2.func_start)))
 						__builtin_trap();
 				}
 			}

@@ -595,6 +595,7 @@ static void test_decoded_rows(struct fixture *fx, unsigned int shift,
 	rows.id = calloc(nrows, sizeof(*rows.id));
 	rows.block = calloc(nblocks + 1, sizeof(*rows.block));
 	rows.rules = calloc(SFRAME_ROWS_MAX_RULES, sizeof(*rows.rules));
+	rows.func = calloc(sec.num_fdes + 1, sizeof(*rows.func));
 	hash = calloc(SFRAME_ROWS_HASH_SLOTS, sizeof(*hash));
 	err = sframe_rows_build(&sec, shift, limit, &rows, hash);
 	/* Overlapping functions (unlinked objects) cannot have rows. */
@@ -616,9 +617,13 @@ static void test_decoded_rows(struct fixture *fx, unsigned int shift,
 		two.id = calloc(nrows, sizeof(*two.id));
 		two.block = calloc(nblocks + 1, sizeof(*two.block));
 		two.rules = calloc(SFRAME_ROWS_MAX_RULES, sizeof(*two.rules));
+		two.func = calloc(sec.num_fdes + 1, sizeof(*two.func));
 		err = sframe_validate_rows(&sec, shift, limit, &two, hash);
 		T_CHECK(!err && two.nrows == rows.nrows &&
 			two.nrules == rows.nrules &&
+			two.nfuncs == rows.nfuncs &&
+			!memcmp(two.func, rows.func,
+				rows.nfuncs * sizeof(*rows.func)) &&
 			!memcmp(two.start, rows.start,
 				rows.nrows * sizeof(*rows.start)) &&
 			!memcmp(two.id, rows.id, rows.nrows * sizeof(*rows.id)) &&
@@ -631,6 +636,7 @@ static void test_decoded_rows(struct fixture *fx, unsigned int shift,
 		free(two.id);
 		free(two.block);
 		free(two.rules);
+		free(two.func);
 	}
 	/*
 	 * Each row's start, from its block and its key: strictly ascending,
@@ -672,12 +678,18 @@ static void test_decoded_rows(struct fixture *fx, unsigned int shift,
 			T_CHECK(ea == eb && (ea || recovery_eq(&a, &b)),
 				"pc 0x%" PRIx64 ": %s vs rows %s", pc,
 				sframe_errname(ea), sframe_errname(eb));
+			/* Function starts kept: the rows give them too. */
+			T_CHECK(ea || eb || a.func_start == b.func_start,
+				"pc 0x%" PRIx64 ": function at 0x%" PRIx64
+				", rows say 0x%" PRIx64, pc, a.func_start,
+				b.func_start);
 		}
 	}
 	check_rows_marks(&sec, &rows);
-	fprintf(stderr, "  %s: %u rows (%u to the core), %u rules, %" PRIu64 " PCs\n",
-		fx->path, rows.nrows, core, rows.nrules, n);
+	fprintf(stderr, "  %s: %u rows (%u to the core), %u rules, %u functions, %" PRIu64 " PCs\n",
+		fx->path, rows.nrows, core, rows.nrules, rows.nfuncs, n);
 out:
+	free(rows.func);
 	free(rows.start);
 	free(rows.id);
 	free(rows.block);
