@@ -49,6 +49,8 @@ static DEFINE_PER_CPU(bool, sframe_cache_filling);
 
 /* vmlinux's rules as the step uses them, by rule id of its rows, or NULL */
 static const struct sframe_rows_rule *sframe_vmlinux_step_rules;
+/* With them (sframe_unwind_tables_fn()): the return sites, the caches */
+static size_t sframe_vmlinux_ra_bytes, sframe_vmlinux_cache_bytes;
 /* An empty rule in the step's shape, set before those rules are published */
 static struct sframe_rows_rule sframe_empty_step_rule;
 
@@ -118,8 +120,6 @@ static void sframe_unwind_tables_fn(struct work_struct *work)
 {
 	const struct sframe_rows *rows;
 	struct sframe_rows_rule *step;
-	struct sframe_vmlinux_bytes b;
-	size_t ra, all, text, cache;
 	u64 t0;
 	u32 i;
 
@@ -144,24 +144,59 @@ static void sframe_unwind_tables_fn(struct work_struct *work)
 		rows->nrules, rows->nrules * sizeof(*step),
 		div_u64(local_clock() - t0, NSEC_PER_USEC));
 	t0 = local_clock();
-	ra = sframe_vmlinux_ra_build(rows, step);
-	if (ra)
+	sframe_vmlinux_ra_bytes = sframe_vmlinux_ra_build(rows, step);
+	if (sframe_vmlinux_ra_bytes)
 		pr_info("vmlinux: return sites listed in %llu us, off the boot path\n",
 			div_u64(local_clock() - t0, NSEC_PER_USEC));
-	cache = sframe_kernel_cache_size(rows->nrows);
-	/* Everything the unwinder keeps for vmlinux, for the record. */
-	sframe_vmlinux_bytes(&b);
-	all = b.section + b.index + b.rows + b.annot +
-	      rows->nrules * sizeof(*step) + ra;
-	text = _etext - _stext;
-	pr_info("vmlinux: unwind data: .sframe %zu, its index %zu, decoded rows %zu, unwinder rules %zu, return sites %zu, annotation index %zu: %zu bytes in all, %zu per MB of text; lookup caches %zu bytes per CPU, %u CPUs\n",
-		b.section, b.index, b.rows, rows->nrules * sizeof(*step), ra,
-		b.annot, all, text ? (size_t)div64_u64((u64)all << 20, text) : 0,
-		cache + sframe_user_cache_bytes(),
-		num_possible_cpus());
+	sframe_vmlinux_cache_bytes = sframe_kernel_cache_size(rows->nrows);
 }
 
 static DECLARE_WORK(sframe_unwind_tables_work, sframe_unwind_tables_fn);
+
+/*
+ * Everything the unwinder keeps for vmlinux after the boot, for the
+ * record (the benchmark reads it): once the tables are built and the
+ * section went with the init memory, or was kept.
+ */
+static void __init sframe_unwind_data_report(void)
+{
+	const struct sframe_rows *rows = sframe_vmlinux_rows();
+	struct sframe_vmlinux_bytes b;
+	size_t rules, all, text;
+
+	flush_work(&sframe_unwind_tables_work);
+	/*
+	 * The worker is done: flush_work() orders all it stored, the sizes
+	 * included, before what follows (the acquire pairs with its release
+	 * as at every reader of the rules).
+	 */
+	if (!rows || !smp_load_acquire(&sframe_vmlinux_step_rules))
+		return;
+	sframe_vmlinux_bytes(&b);
+	rules = rows->nrules * sizeof(*sframe_vmlinux_step_rules);
+	all = b.section + b.index + b.rows + b.annot + rules +
+	      sframe_vmlinux_ra_bytes;
+	text = _etext - _stext;
+	pr_info("vmlinux: unwind data: .sframe %zu, its index %zu, decoded rows %zu, unwinder rules %zu, return sites %zu, annotation index %zu: %zu bytes in all, %zu per MB of text; lookup caches %zu bytes per CPU, %u CPUs; freed with the init memory %zu bytes\n",
+		b.section, b.index, b.rows, rules, sframe_vmlinux_ra_bytes,
+		b.annot, all, text ? (size_t)div64_u64((u64)all << 20, text) : 0,
+		sframe_vmlinux_cache_bytes + sframe_user_cache_bytes(),
+		num_possible_cpus(), b.freed);
+}
+
+/**
+ * sframe_free_init_mem() - the init memory is about to be freed
+ *
+ * Called by kernel_init() after the initcalls (and the built-in KUnit
+ * suites), before free_initmem(): vmlinux's .sframe, placed in the init
+ * data, goes with it; its decoded rows answer from now on
+ * (sframe_vmlinux_drop_section()).
+ */
+void __init sframe_free_init_mem(void)
+{
+	sframe_vmlinux_drop_section();
+	sframe_unwind_data_report();
+}
 
 static int __init sframe_unwind_tables_init(void)
 {

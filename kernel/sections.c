@@ -9,6 +9,10 @@
  * the boot did not: the unwinder's lookups read the rows, with no decoding
  * and no bounds checks, because the section was validated and cannot
  * change.
+ * The rows keep the function starts too, so once they are built the
+ * section has no reader left: it lies in the init data (the linker
+ * script puts it there) and goes with the init memory
+ * (sframe_vmlinux_drop_section()), like the init text it also describes.
  * Modules get rows too (at load) where their text is compact.
  * Module sections are registered by the module loader after relocation
  * (sframe_module_init()) and removed when the module is freed.  Readers
@@ -44,7 +48,15 @@ extern const u8 __start_sframe[], __stop_sframe[];
 extern struct sframe_annot __start_sframe_annot[], __stop_sframe_annot[];
 
 static struct sframe_section sframe_vmlinux;
+/* Its lookup index (sframe_table_init()), or NULL */
+static u32 *sframe_vmlinux_index;
 bool sframe_vmlinux_ready __ro_after_init;
+/* The init text is gone (sframe_vmlinux_drop_section()): no lookups there */
+bool sframe_vmlinux_init_freed __ro_after_init;
+/* The section went with the init memory: vmlinux's rows answer alone */
+static bool sframe_vmlinux_sec_freed __ro_after_init;
+/* What went with it: the section and its index */
+static size_t sframe_vmlinux_freed_bytes __ro_after_init;
 /* vmlinux's rows, published (smp_store_release()) once built, or NULL */
 static struct sframe_rows sframe_vmlinux_rows_mem;
 /* Their memory: set before they are published, read after (acquire) */
@@ -310,12 +322,14 @@ EXPORT_SYMBOL_GPL(sframe_table_init);
  * bounds checks.  The block size grows from 256 bytes until the block
  * table has at most one entry per two rows (vmlinux's init text lies far
  * above its text), or to 64 KiB (%SFRAME_ROWS_MAX_SHIFT).  With
- * @max_blocks, a table of more blocks is not made.  *@cap: the rows the
+ * @max_blocks, a table of more blocks is not made.  With @funcs, the rows
+ * keep function starts (struct sframe_rows.func).  *@cap: the rows the
  * memory has room for.
  */
 static int sframe_rows_alloc(const struct sframe_section *sec, u64 limit,
 			     struct sframe_rows *rows, u32 max_blocks,
-			     unsigned int *shift, u16 **hash, u32 *cap)
+			     bool funcs, unsigned int *shift, u16 **hash,
+			     u32 *cap)
 {
 	u32 nrows, nblocks, nrules, nslots;
 	void *mem;
@@ -340,9 +354,13 @@ static int sframe_rows_alloc(const struct sframe_section *sec, u64 limit,
 				     GFP_KERNEL | __GFP_NOWARN);
 	*hash = kmalloc_array(nslots, sizeof(**hash),
 			      GFP_KERNEL | __GFP_NOWARN);
-	if (!mem || !rows->rules || !*hash) {
+	if (funcs)
+		rows->func = kvmalloc_array(sec->num_fdes, sizeof(*rows->func),
+					    GFP_KERNEL | __GFP_NOWARN);
+	if (!mem || !rows->rules || !*hash || (funcs && !rows->func)) {
 		kvfree(mem);
 		kvfree(rows->rules);
+		kvfree(rows->func);
 		kfree(*hash);
 		*hash = NULL;
 		memset(rows, 0, sizeof(*rows));
@@ -393,6 +411,30 @@ static u32 sframe_rows_shrink(struct sframe_rows *rows, u32 cap)
 }
 
 /*
+ * The function starts were sized for every FDE, those of the init text
+ * (above the rows' limit) included: move them into memory of their size
+ * when that saves a page or more.  Return: the bytes they take.
+ */
+static size_t sframe_rows_shrink_funcs(struct sframe_rows *rows,
+				       const struct sframe_section *sec)
+{
+	size_t used = rows->nfuncs * sizeof(*rows->func);
+	u32 *func;
+
+	if (!rows->func)
+		return 0;
+	if (sec->num_fdes * sizeof(*rows->func) - used < PAGE_SIZE)
+		return sec->num_fdes * sizeof(*rows->func);
+	func = kvmalloc(used, GFP_KERNEL | __GFP_NOWARN);
+	if (!func)
+		return sec->num_fdes * sizeof(*rows->func);
+	memcpy(func, rows->func, used);
+	kvfree(rows->func);
+	rows->func = func;
+	return used;
+}
+
+/*
  * After sframe_rows_build() or sframe_validate_rows() returned @err: keep
  * only the rules and the memory in use, or free everything on failure.
  * Return: the bytes the rows take, 0 without rows.
@@ -410,28 +452,31 @@ static size_t sframe_rows_done(struct sframe_rows *rows, u16 *hash, u32 cap,
 			kvfree(rules);
 			cap = sframe_rows_shrink(rows, cap);
 			return sframe_rows_mem(rows, cap) +
-			       rows->nrules * sizeof(*rules);
+			       rows->nrules * sizeof(*rules) +
+			       sframe_rows_shrink_funcs(rows, rows->sec);
 		}
 	}
 	kvfree(rules);
 	kvfree(rows->block);
+	kvfree(rows->func);
 	memset(rows, 0, sizeof(*rows));
 	return 0;
 }
 
 /*
  * Rows of a validated (and indexed or sorted) section, for the functions
- * below @limit; 0 bytes: none.
+ * below @limit (with their starts if @funcs); 0 bytes: none.
  */
 static size_t sframe_rows_init(const struct sframe_section *sec, u64 limit,
-			       struct sframe_rows *rows, u32 max_blocks)
+			       struct sframe_rows *rows, u32 max_blocks,
+			       bool funcs)
 {
 	unsigned int shift;
 	u16 *hash;
 	u32 cap;
 
-	if (sframe_rows_alloc(sec, limit, rows, max_blocks, &shift, &hash,
-			      &cap))
+	if (sframe_rows_alloc(sec, limit, rows, max_blocks, funcs, &shift,
+			      &hash, &cap))
 		return 0;
 	return sframe_rows_done(rows, hash, cap,
 				sframe_rows_build(sec, shift, limit, rows,
@@ -448,7 +493,7 @@ static size_t sframe_rows_init(const struct sframe_section *sec, u64 limit,
  */
 static size_t sframe_rows_init_validate(const struct sframe_section *sec,
 					u64 limit, struct sframe_rows *rows,
-					u32 max_blocks, int *err)
+					u32 max_blocks, bool funcs, int *err)
 {
 	unsigned int shift;
 	u16 *hash;
@@ -456,8 +501,8 @@ static size_t sframe_rows_init_validate(const struct sframe_section *sec,
 	int ret;
 
 	if ((!(sec->flags & SFRAME_F_FDE_SORTED) && !sec->order) ||
-	    sframe_rows_alloc(sec, limit, rows, max_blocks, &shift, &hash,
-			      &cap)) {
+	    sframe_rows_alloc(sec, limit, rows, max_blocks, funcs, &shift,
+			      &hash, &cap)) {
 		*err = sframe_validate(sec, NULL, NULL);
 		return 0;
 	}
@@ -471,6 +516,7 @@ static void sframe_rows_free(struct sframe_rows *rows)
 {
 	kvfree(rows->block);
 	kvfree(rows->rules);
+	kvfree(rows->func);
 	memset(rows, 0, sizeof(*rows));
 }
 
@@ -580,10 +626,10 @@ static void sframe_vmlinux_rows_fn(struct work_struct *work)
 	if (SFRAME_CHECKED_BY_BUILD)
 		bytes = sframe_rows_init_validate(&sframe_vmlinux, limit,
 						  &sframe_vmlinux_rows_mem, 0,
-						  &err);
+						  true, &err);
 	else
 		bytes = sframe_rows_init(&sframe_vmlinux, limit,
-					 &sframe_vmlinux_rows_mem, 0);
+					 &sframe_vmlinux_rows_mem, 0, true);
 	if (err) {
 		/*
 		 * Before the initcalls end (not yet read-only).  Withdrawn
@@ -639,6 +685,11 @@ void sframe_vmlinux_bytes(struct sframe_vmlinux_bytes *b)
 	if (sec->blocks)
 		b->index = ((size_t)sec->idx_nblocks + 1 +
 			    (sec->order ? sec->num_fdes : 0)) * sizeof(u32);
+	if (sframe_vmlinux_sec_freed) {
+		b->freed = sframe_vmlinux_freed_bytes;
+		b->section = 0;
+		b->index = 0;
+	}
 	if (rows)
 		b->rows = sframe_vmlinux_rows_bytes;
 	b->annot = sframe_annot_index_bytes(&sframe_vmlinux_annot);
@@ -673,12 +724,12 @@ static int __init sframe_vmlinux_init(void)
 {
 	size_t size = __stop_sframe - __start_sframe;
 	u64 t0 = local_clock();
-	u32 *index;
 	int err;
 
 	sframe_vmlinux_annot_init();
 
-	err = sframe_table_init(&sframe_vmlinux, &index, __start_sframe, size,
+	err = sframe_table_init(&sframe_vmlinux, &sframe_vmlinux_index,
+				__start_sframe, size,
 				(unsigned long)__start_sframe, false,
 				!SFRAME_CHECKED_BY_BUILD);
 	/* Without index memory the section is still valid, only slower. */
@@ -711,13 +762,98 @@ early_initcall(sframe_vmlinux_init);
  * sframe_vmlinux_section() - vmlinux's SFrame section
  *
  * Return: the opened, validated and indexed section, or NULL if vmlinux
- * has none or it was rejected.
+ * has none, it was rejected, or it went with the init memory (its rows
+ * answer then, sframe_vmlinux_drop_section()).
  */
 const struct sframe_section *sframe_vmlinux_section(void)
 {
-	return sframe_vmlinux_ready ? &sframe_vmlinux : NULL;
+	return sframe_vmlinux_ready && !sframe_vmlinux_sec_freed ?
+	       &sframe_vmlinux : NULL;
 }
 EXPORT_SYMBOL_GPL(sframe_vmlinux_section);
+
+/* The rows' %SFRAME_ROWS_CORE rows: the section answers there */
+static u32 __init sframe_rows_core(const struct sframe_rows *rows)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < rows->nrows; i++)
+		n += rows->id[i] == SFRAME_ROWS_CORE;
+	return n;
+}
+
+/*
+ * Where vmlinux's rows cannot answer alone (no memory for them at boot,
+ * rows they leave to the core), the section outlives the init memory as
+ * a copy.  Readers load its data pointer afresh for each read: the old
+ * copy and the new say the same, and the old one stays until the grace
+ * period of sframe_vmlinux_drop_section() ends.
+ */
+static void __init sframe_vmlinux_keep(const struct sframe_rows *rows)
+{
+	u32 size = sframe_vmlinux.size;
+	void *copy = vmalloc(size);
+
+	if (!copy) {
+		/*
+		 * No lookup reads the section from now on (the rows, if
+		 * any, still answer their rows); before the new generation.
+		 */
+		WRITE_ONCE(sframe_vmlinux_ready, false);
+		pr_err("vmlinux: no memory to keep .sframe (%u bytes) after the boot: no SFrame for vmlinux but its decoded rows\n",
+		       size);
+		return;
+	}
+	memcpy(copy, sframe_vmlinux.data, size);
+	/* The bytes before their address: readers depend on the address. */
+	smp_store_release(&sframe_vmlinux.data, copy);
+	if (rows)
+		pr_info("vmlinux: .sframe kept after the boot (%u bytes): the decoded rows leave %u rows to it\n",
+			size, sframe_rows_core(rows));
+	else
+		pr_info("vmlinux: .sframe kept after the boot (%u bytes): no decoded rows\n",
+			size);
+}
+
+/**
+ * sframe_vmlinux_drop_section() - the init memory is about to be freed
+ *
+ * For sframe_free_init_mem(), after the initcalls, before free_initmem():
+ * vmlinux's .sframe lies in the init data and goes with it.  From now on
+ * vmlinux's lookups read its decoded rows alone, which keep the function
+ * starts too; where they cannot answer alone the section is copied first.
+ * The init text goes as well: lookups there find nothing any more.
+ * Every reader of the section does so under rcu_read_lock() after it
+ * checked these flags; the grace period below waits for them.
+ */
+void __init sframe_vmlinux_drop_section(void)
+{
+	const struct sframe_rows *rows;
+	struct sframe_vmlinux_bytes b;
+
+	if (!sframe_vmlinux_ready)
+		return;
+	rows = sframe_vmlinux_rows_wait() ? sframe_vmlinux_rows() : NULL;
+	if (rows && rows->func && !sframe_rows_core(rows)) {
+		sframe_vmlinux_bytes(&b);
+		sframe_vmlinux_freed_bytes = b.section + b.index;
+		WRITE_ONCE(sframe_vmlinux_sec_freed, true);
+	} else {
+		sframe_vmlinux_keep(rows);
+	}
+	WRITE_ONCE(sframe_vmlinux_init_freed, true);
+	/* What a lookup finds changed: the caches forget the init text. */
+	sframe_kernel_gen_next();
+	synchronize_rcu();
+	if (sframe_vmlinux_sec_freed) {
+		kvfree(sframe_vmlinux_index);
+		sframe_vmlinux_index = NULL;
+		sframe_vmlinux.blocks = NULL;
+		sframe_vmlinux.order = NULL;
+		pr_info("vmlinux: .sframe and its index (%zu bytes) go with the init memory: its decoded rows answer every lookup\n",
+			sframe_vmlinux_freed_bytes);
+	}
+}
 
 /* The registered module holding @pc; under rcu_read_lock(). */
 static struct sframe_module_table *sframe_module_table_of(unsigned long pc)
@@ -850,12 +986,31 @@ const struct sframe_section *sframe_module_part(struct module *mod,
 }
 EXPORT_SYMBOL_GPL(sframe_module_part);
 
+/*
+ * vmlinux's rule for @pc (sframe_vmlinux_text()): from its rows if they
+ * are built and @rows_first, else from the section; once the section went
+ * with the init memory, from the rows alone (their recovery fields and
+ * function start).  Under rcu_read_lock(), taken before @pc was checked:
+ * sframe_vmlinux_drop_section() waits for that before the section goes.
+ */
+static int sframe_vmlinux_find(unsigned long pc, struct sframe_rule *rule,
+			       bool rows_first)
+{
+	const struct sframe_rows *rows = sframe_vmlinux_rows();
+
+	if (rows && (rows_first || READ_ONCE(sframe_vmlinux_sec_freed)))
+		return sframe_rows_find(rows, pc, rule);
+	return sframe_find(&sframe_vmlinux, pc, rule);
+}
+
 /**
  * sframe_kernel_find() - the SFrame rule for a kernel or module address
  * @pc: text address
  * @rule: result
  *
- * Lock-free: safe in any context, NMI included.
+ * Lock-free: safe in any context, NMI included.  Once vmlinux's section
+ * went with the init memory (sframe_vmlinux_drop_section()), a vmlinux
+ * rule has its recovery fields and func_start only (from its rows).
  *
  * Return: 0, or a negative SFRAME_E_* code (-SFRAME_E_NO_FDE when no
  * registered section covers @pc).
@@ -865,13 +1020,14 @@ int sframe_kernel_find(unsigned long pc, struct sframe_rule *rule)
 	struct sframe_module_table *t;
 	int err = -SFRAME_E_NO_FDE;
 
-	if (sframe_vmlinux_text(pc))
-		return sframe_find(&sframe_vmlinux, pc, rule);
-
 	rcu_read_lock();
-	t = sframe_module_table_of(pc);
-	if (t)
-		err = sframe_module_find(t, pc, rule, false);
+	if (sframe_vmlinux_text(pc)) {
+		err = sframe_vmlinux_find(pc, rule, false);
+	} else {
+		t = sframe_module_table_of(pc);
+		if (t)
+			err = sframe_module_find(t, pc, rule, false);
+	}
 	rcu_read_unlock();
 	return err;
 }
@@ -895,22 +1051,18 @@ int sframe_kernel_find_all(unsigned long pc, const struct sframe_annot **annot,
 	struct sframe_module_table *t;
 	int err = -SFRAME_E_NO_FDE;
 
-	if (sframe_in_vmlinux(pc)) {
-		const struct sframe_rows *rows;
-
-		*annot = sframe_annot_search(&sframe_vmlinux_annot, pc);
-		if (!sframe_vmlinux_text(pc))
-			return err;
-		rows = sframe_vmlinux_rows();
-		return rows ? sframe_rows_find(rows, pc, rule) :
-			      sframe_find(&sframe_vmlinux, pc, rule);
-	}
 	*annot = NULL;
 	rcu_read_lock();
-	t = sframe_module_table_of(pc);
-	if (t) {
-		*annot = sframe_module_annot_search(t, pc);
-		err = sframe_module_find(t, pc, rule, true);
+	if (sframe_in_vmlinux(pc)) {
+		*annot = sframe_annot_search(&sframe_vmlinux_annot, pc);
+		if (sframe_vmlinux_text(pc))
+			err = sframe_vmlinux_find(pc, rule, true);
+	} else {
+		t = sframe_module_table_of(pc);
+		if (t) {
+			*annot = sframe_module_annot_search(t, pc);
+			err = sframe_module_find(t, pc, rule, true);
+		}
 	}
 	rcu_read_unlock();
 	return err;
@@ -1083,7 +1235,8 @@ static int sframe_module_bounded(struct sframe_part *p)
 			return -SFRAME_E_COST;
 		if (!p->rows.nrows && again) {
 			again = false;
-			sframe_rows_init(&p->sec, SFRAME_ROWS_ALL, &p->rows, 0);
+			sframe_rows_init(&p->sec, SFRAME_ROWS_ALL, &p->rows, 0,
+					 false);
 		}
 		if (!p->rows.nrows || p->rows.nrules >= SFRAME_ROWS_MAX_RULES)
 			return -SFRAME_E_COST;
@@ -1098,7 +1251,7 @@ static int sframe_module_bounded(struct sframe_part *p)
 static size_t sframe_part_validate(struct sframe_part *p, int *err)
 {
 	return sframe_rows_init_validate(&p->sec, SFRAME_ROWS_ALL, &p->rows,
-					 64 + 8 * p->sec.num_fdes, err);
+					 64 + 8 * p->sec.num_fdes, false, err);
 }
 
 /*

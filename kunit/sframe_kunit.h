@@ -6,6 +6,7 @@
 #ifndef _SFRAME_KUNIT_H
 #define _SFRAME_KUNIT_H
 
+#include <kunit/test.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/sched/task_stack.h>
@@ -58,6 +59,22 @@ struct sframe_kunit_fixture {
  * freed): [start, end), exported by the built-in suite.
  */
 extern const unsigned long sframe_kunit_inittext[2];
+
+/*
+ * vmlinux's section for a built-in suite, which runs at boot: a run
+ * again after the boot (debugfs kunit/SUITE/run) is skipped, since the
+ * section went with the init memory.
+ */
+static inline const struct sframe_section *
+sframe_kunit_vmlinux_section(struct kunit *test)
+{
+	const struct sframe_section *sec = sframe_vmlinux_section();
+
+	if (!sec && system_state >= SYSTEM_FREEING_INITMEM)
+		kunit_skip(test, "vmlinux's .sframe went with the init memory");
+	KUNIT_ASSERT_NOT_NULL_MSG(test, sec, "vmlinux has no usable .sframe");
+	return sec;
+}
 
 /* vmlinux's annotation table (the linker script brackets it). */
 extern struct sframe_annot __start_sframe_annot[], __stop_sframe_annot[];

@@ -597,28 +597,29 @@ static void sframe_module_unwind(struct kunit *test)
 
 #ifdef CONFIG_SFRAME_UNWIND_KUNIT_TEST
 /*
- * A return address into vmlinux's init text, freed at the end of the boot
- * (this suite runs at insmod, after it), is not text any more, although
- * vmlinux's section still has a rule there: the walk stops at it.  The
- * init text's bounds come from the built-in suite.
+ * vmlinux's init text is freed at the end of the boot (this suite runs at
+ * insmod, after it), and vmlinux's section with it: no lookup finds a
+ * rule there any more, and a return address into it is not text, so the
+ * walk stops at it.  The init text's bounds come from the built-in suite.
  */
 static void sframe_module_freed_init_ra(struct kunit *test)
 {
-	unsigned long *slot, saved, ra, init_ra = 0;
+	unsigned long *slot, saved, ra, init_ra;
 	struct sfm_walk w = { };
 	struct task_struct *task;
 	struct sframe_rule r;
 	int ret, tries;
 
 	KUNIT_ASSERT_EQ(test, system_state, SYSTEM_RUNNING);
-	for (ra = sframe_kunit_inittext[0] + 4; ra < sframe_kunit_inittext[1];
-	     ra += 4) {
-		if (!sframe_kernel_find(ra - 1, &r)) {
-			init_ra = ra;
+	KUNIT_ASSERT_LT(test, sframe_kunit_inittext[0], sframe_kunit_inittext[1]);
+	for (ra = sframe_kunit_inittext[0]; ra < sframe_kunit_inittext[1]; ra += 4)
+		if (!sframe_kernel_find(ra, &r))
 			break;
-		}
-	}
-	KUNIT_ASSERT_NE_MSG(test, init_ra, 0UL, "no rule in the init text");
+	KUNIT_EXPECT_GE_MSG(test, ra, sframe_kunit_inittext[1],
+			    "a rule at %pS in the freed init text", (void *)ra);
+	init_ra = ALIGN(sframe_kunit_inittext[0] +
+			(sframe_kunit_inittext[1] - sframe_kunit_inittext[0]) / 2,
+			4);
 
 	w.p = kunit_kzalloc(test, sizeof(*w.p), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, w.p);
@@ -786,8 +787,38 @@ static void sframe_module_blocked_in_zram(struct kunit *test)
 }
 #endif
 
+/*
+ * After the boot vmlinux's section is gone (it went with the init memory)
+ * and its decoded rows answer alone: a lookup in a function still gives
+ * the function's start, which the unwinder's entry checks need (x86: an
+ * INT3 over a call; arm64: the patchable NOPs ahead of a function).
+ */
+static void sframe_module_vmlinux_func_start(struct kunit *test)
+{
+	static void * const fns[] = { msleep, kfree, kernel_read, schedule };
+	unsigned long sym, size, pc;
+	struct sframe_rule r, at;
+	unsigned int i;
+
+	KUNIT_EXPECT_NULL(test, sframe_vmlinux_section());
+	for (i = 0; i < ARRAY_SIZE(fns); i++) {
+		KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol((unsigned long)fns[i],
+							    &sym, &size));
+		pc = sym + size / 2;
+		KUNIT_ASSERT_EQ_MSG(test, sframe_kernel_find(pc, &r), 0, "%pS",
+				    (void *)pc);
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      sframe_kunit_fde_at_symbol(r.func_start, sym),
+				      "%pS: function start %pS", (void *)pc,
+				      (void *)r.func_start);
+		KUNIT_ASSERT_EQ(test, sframe_kernel_find(r.func_start, &at), 0);
+		KUNIT_EXPECT_EQ(test, at.func_start, r.func_start);
+	}
+}
+
 static struct kunit_case sframe_module_cases[] = {
 	KUNIT_CASE(sframe_module_registered),
+	KUNIT_CASE(sframe_module_vmlinux_func_start),
 	KUNIT_CASE(sframe_module_fdes_match_kallsyms),
 	KUNIT_CASE(sframe_module_lookups),
 	KUNIT_CASE(sframe_module_fixups),

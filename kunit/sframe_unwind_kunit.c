@@ -920,9 +920,8 @@ static bool sfu_same_recovery(const struct sframe_rule *a,
  * rule the unwinder uses without saves below SP and classified for the
  * step's fast path (sframe_step_prepare(), on the core's rule here).
  */
-static bool sfu_lookup_ok(unsigned long pc)
+static bool sfu_lookup_ok(const struct sframe_section *sec, unsigned long pc)
 {
-	const struct sframe_section *sec = sframe_vmlinux_section();
 	const struct sframe_step_arch arch = {
 		.sp_reg = sec->sp_reg, .fp_reg = sec->fp_reg,
 	};
@@ -991,7 +990,7 @@ static void sfu_test_cache_size(struct kunit *test)
 static void sfu_test_cache(struct kunit *test)
 {
 	unsigned int f, pass, checked = 0, bad = 0;
-	const struct sframe_section *sec;
+	const struct sframe_section *sec = sframe_kunit_vmlinux_section(test);
 	struct sframe_fde first, last;
 	unsigned long pc;
 
@@ -1006,7 +1005,7 @@ static void sfu_test_cache(struct kunit *test)
 								    &start, &size));
 			for (pc = start; pc < start + size; pc++) {
 				checked++;
-				bad += !sfu_lookup_ok(pc);
+				bad += !sfu_lookup_ok(sec, pc);
 			}
 		}
 	}
@@ -1016,8 +1015,6 @@ static void sfu_test_cache(struct kunit *test)
 	 * and last byte of every function and the byte after it; the cache
 	 * is emptied often.
 	 */
-	sec = sframe_vmlinux_section();
-	KUNIT_ASSERT_NOT_NULL(test, sec);
 	KUNIT_ASSERT_TRUE(test, sframe_unwind_tables_wait());
 	KUNIT_ASSERT_EQ(test, sframe_get_fde(sec, 0, &first), 0);
 	KUNIT_ASSERT_EQ(test, sframe_get_fde(sec, sec->num_fdes - 1, &last), 0);
@@ -1025,15 +1022,15 @@ static void sfu_test_cache(struct kunit *test)
 		if (!(checked & 1023))
 			sframe_kernel_cache_flush();
 		checked++;
-		bad += !sfu_lookup_ok(pc);
+		bad += !sfu_lookup_ok(sec, pc);
 	}
 	for (f = 0; f < sec->num_fdes; f++) {
 		if (sframe_get_fde(sec, f, &first))
 			continue;
 		checked += 3;
-		bad += !sfu_lookup_ok(first.start) +
-		       !sfu_lookup_ok(first.start + first.size - 1) +
-		       !sfu_lookup_ok(first.start + first.size);
+		bad += !sfu_lookup_ok(sec, first.start) +
+		       !sfu_lookup_ok(sec, first.start + first.size - 1) +
+		       !sfu_lookup_ok(sec, first.start + first.size);
 	}
 	kunit_info(test, "%u lookups, %u differ from the core's answer\n",
 		   checked, bad);

@@ -29,10 +29,9 @@
 
 static void sframe_vmlinux_validates(struct kunit *test)
 {
-	const struct sframe_section *sec = sframe_vmlinux_section();
+	const struct sframe_section *sec = sframe_kunit_vmlinux_section(test);
 	int err;
 
-	KUNIT_ASSERT_NOT_NULL_MSG(test, sec, "vmlinux has no usable .sframe");
 	err = sframe_validate(sec, NULL, NULL);
 	KUNIT_EXPECT_EQ_MSG(test, err, 0, "%s", sframe_errname(err));
 	KUNIT_EXPECT_GT(test, sec->num_fdes, 1000U);
@@ -42,11 +41,10 @@ static void sframe_vmlinux_validates(struct kunit *test)
 
 static void sframe_vmlinux_fdes_match_kallsyms(struct kunit *test)
 {
-	const struct sframe_section *sec = sframe_vmlinux_section();
+	const struct sframe_section *sec = sframe_kunit_vmlinux_section(test);
 	unsigned long unnamed = 0, split = 0, exact = 0, padded = 0;
 	u32 i;
 
-	KUNIT_ASSERT_NOT_NULL(test, sec);
 	for (i = 0; i < sec->num_fdes; i++) {
 		unsigned long sym, size, end;
 		struct sframe_fde fde;
@@ -81,12 +79,11 @@ static void sframe_vmlinux_fdes_match_kallsyms(struct kunit *test)
 
 static void sframe_vmlinux_lookups(struct kunit *test)
 {
-	const struct sframe_section *sec = sframe_vmlinux_section();
 	unsigned long pc, checked = 0, covered = 0, unnamed = 0, split = 0;
 	unsigned long wrong = 0;
 	struct sframe_rule r;
 
-	KUNIT_ASSERT_NOT_NULL(test, sec);
+	sframe_kunit_vmlinux_section(test);
 	/* An odd stride visits every alignment. */
 	for (pc = (unsigned long)_stext; pc < (unsigned long)_etext; pc += 61) {
 		unsigned long sym, size, fsym, fsize;
@@ -153,7 +150,7 @@ static void sframe_vmlinux_uncovered_functions(struct kunit *test)
 {
 	struct sframe_uncovered u = { .test = test };
 
-	KUNIT_ASSERT_NOT_NULL(test, sframe_vmlinux_section());
+	sframe_kunit_vmlinux_section(test);
 	kallsyms_on_each_symbol(sframe_check_symbol, &u);
 	kunit_info(test, "%lu of %lu text symbols have no FDE (assembly, trampolines, dropped FDEs)%s\n",
 		   u.uncovered, u.symbols,

@@ -93,6 +93,11 @@ check "vmlinux .sframe valid" sh -c 'dmesg | grep -E "sframe: vmlinux: SFrame v[
 	{ dmesg | grep -E "sframe: vmlinux: SFrame v[0-9]+, [0-9]+ FDEs.*: opened and indexed" &&
 	  dmesg | grep "sframe: vmlinux: decoded rows: .*the section validated with them" &&
 	  ! dmesg | grep "vmlinux .sframe rejected"; }'
+# Its decoded rows answer alone after the boot: the section went with the
+# init memory, and the record of what the unwinder keeps says so.
+check "vmlinux .sframe freed with the init memory, rows answer" sh -c '
+	dmesg | grep -q "sframe: vmlinux: .sframe and its index ([0-9]* bytes) go with the init memory" &&
+	dmesg | grep -q "sframe: vmlinux: unwind data: .sframe 0, its index 0, .*freed with the init memory [1-9][0-9]* bytes"'
 
 # Every in-tree module of the build (multi-object ones included: ext2,
 # isofs, zram) loads with its SFrame registered (a rejected table is

@@ -478,7 +478,7 @@ static void demo_bench(void)
 		div64_u64(IS_ENABLED(CONFIG_X86_64) ? b.ns_ref_rel : b.ns_ref,
 			  b.stacks * rounds), rr / 100, rr % 100);
 	if (b.lookups && b.frames_ours)
-		pr_info("bench: per frame: SFrame walk %llu ns warm, %llu ns cold (start of a walk %llu ns/stack); lookups: cached %llu ns, uncached %llu ns (annotation %llu ns, decoded rows), section decoded %llu ns; %s %llu ns\n",
+		pr_info("bench: per frame: SFrame walk %llu ns warm, %llu ns cold (start of a walk %llu ns/stack); lookups: cached %llu ns, uncached %llu ns (annotation %llu ns, decoded rows), sframe_kernel_find() %llu ns; %s %llu ns\n",
 			div64_u64(b.ns_ours, b.frames_ours * rounds),
 			div64_u64(b.ns_cold, b.frames_ours * rounds),
 			div64_u64(b.ns_start, b.stacks * rounds),

@@ -22,10 +22,10 @@
 #define SFRAME_KERNEL_INDEX_SHIFT	8
 /*
  * vmlinux's section index has 4 KiB blocks: once its decoded rows are
- * built (by the end of the initcalls), they answer every lookup but those
- * of function fields (sframe_kernel_find()), so an index entry per 256
- * bytes of text would cost memory for little.  A lookup in the section
- * then searches the FDEs of 4 KiB of text: a few more steps.
+ * built (by the end of the initcalls), they answer every lookup, and the
+ * section and its index go with the init memory, so an index entry per
+ * 256 bytes of text would cost boot memory for little.  A lookup in the
+ * section searches the FDEs of 4 KiB of text: a few more steps.
  */
 #define SFRAME_VMLINUX_INDEX_SHIFT	12
 
@@ -121,7 +121,11 @@ int sframe_kernel_find(unsigned long pc, struct sframe_rule *rule);
 int sframe_kernel_find_all(unsigned long pc, const struct sframe_annot **annot,
 			   struct sframe_rule *rule);
 
-/* vmlinux's section is valid (set at early_initcall, never cleared) */
+/*
+ * vmlinux's section is valid: set at early_initcall; cleared if the
+ * rows' validation rejects it, or if it must outlive the init memory and
+ * there is no memory for it (sframe_vmlinux_drop_section())
+ */
 extern bool sframe_vmlinux_ready;
 /* vmlinux's decoded rows, published once built, or NULL */
 extern const struct sframe_rows *sframe_vmlinux_rows_pub;
@@ -138,10 +142,19 @@ static inline bool sframe_vmlinux_code(unsigned long pc)
 	return __is_kernel_text(pc) || is_kernel_inittext(pc);
 }
 
-/* vmlinux text with a usable section? */
+/* The init text is gone (sframe_vmlinux_drop_section()): set once */
+extern bool sframe_vmlinux_init_freed;
+
+/*
+ * vmlinux text its SFrame describes: its text, and its init text until
+ * that is freed.  A reader of the section checks it under rcu_read_lock()
+ * (sframe_vmlinux_drop_section() waits for it).
+ */
 static inline bool sframe_vmlinux_text(unsigned long pc)
 {
-	return sframe_vmlinux_ready && sframe_vmlinux_code(pc);
+	return sframe_vmlinux_ready &&
+	       (__is_kernel_text(pc) ||
+		(is_kernel_inittext(pc) && !READ_ONCE(sframe_vmlinux_init_freed)));
 }
 
 /*
@@ -158,16 +171,18 @@ bool sframe_vmlinux_rows_wait(void);
 
 /**
  * struct sframe_vmlinux_bytes - the memory of vmlinux's SFrame data
- * @section: its .sframe
- * @index: the section's lookup index
- * @rows: its decoded rows (0 until built)
+ * @section: its .sframe (0 once it went with the init memory)
+ * @index: the section's lookup index (likewise)
+ * @rows: its decoded rows with their function starts (0 until built)
  * @annot: its annotation table's block index
+ * @freed: what went with the init memory: the section and its index
  */
 struct sframe_vmlinux_bytes {
-	size_t section, index, rows, annot;
+	size_t section, index, rows, annot, freed;
 };
 
 void sframe_vmlinux_bytes(struct sframe_vmlinux_bytes *b);
+void sframe_vmlinux_drop_section(void);
 
 /*
  * The generation of what a lookup finds: a new one starts (release) after
