@@ -1008,9 +1008,11 @@ static int sframe_vmlinux_find(unsigned long pc, struct sframe_rule *rule,
  * @pc: text address
  * @rule: result
  *
- * Lock-free: safe in any context, NMI included.  Once vmlinux's section
- * went with the init memory (sframe_vmlinux_drop_section()), a vmlinux
- * rule has its recovery fields and func_start only (from its rows).
+ * Lock-free: safe in any context where RCU is watching, NMI included.
+ * Once vmlinux's section went with the init memory
+ * (sframe_vmlinux_drop_section()), a vmlinux rule has its recovery fields
+ * and func_start only (from its rows); vmlinux's freed init text, or its
+ * data, finds no rule and no module's.
  *
  * Return: 0, or a negative SFRAME_E_* code (-SFRAME_E_NO_FDE when no
  * registered section covers @pc).
@@ -1021,8 +1023,9 @@ int sframe_kernel_find(unsigned long pc, struct sframe_rule *rule)
 	int err = -SFRAME_E_NO_FDE;
 
 	rcu_read_lock();
-	if (sframe_vmlinux_text(pc)) {
-		err = sframe_vmlinux_find(pc, rule, false);
+	if (sframe_in_vmlinux(pc)) {
+		if (sframe_vmlinux_text(pc))
+			err = sframe_vmlinux_find(pc, rule, false);
 	} else {
 		t = sframe_module_table_of(pc);
 		if (t)
