@@ -47,8 +47,9 @@ perf_rate_reset() {
 # console, where it could cut one of our lines) for log_clean NAME
 mark() {
 	echo "<7>smoke: $1: start" >/dev/kmsg 2>/dev/null
-	# on the console: a run that dies of memory shows its way there
-	echo "smoke: $1: $(awk '/^MemAvailable/ { print $1, $2, $3 }' /proc/meminfo)"
+	# on the console: a run that dies of memory or time shows its way
+	# there (scripts/qemu-test.sh names the stage a timeout cut short)
+	echo "smoke: $1: $(cut -d' ' -f1 /proc/uptime) s up, $(awk '/^MemAvailable/ { print $1, $2, $3 }' /proc/meminfo)"
 }
 
 # log_clean NAME: PASS/FAIL "NAME: kernel log clean" for the kernel log

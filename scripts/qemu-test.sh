@@ -78,7 +78,14 @@ results=$(
 		echo "FAIL: clean poweroff (the console log ends:)"
 		tail -n 25 "$log" | sed 's/^/    /'
 	fi
-	[ "$rc" = 0 ] || echo "FAIL: qemu exit status"
+	# a timeout names the smoke stage it cut short (mark in qemu/smoke.sh)
+	if [ "$rc" = 124 ]; then
+		at=$(sed -n 's/^smoke: \([^:]*\): [0-9.]* s up.*/\1/p' "$log" | tail -n 1)
+		echo "FAIL: qemu exit status: timed out after ${timeout} s, in stage ${at:-boot}"
+		grep '^smoke: .* s up' "$log" | sed 's/^/    /'
+	elif [ "$rc" != 0 ]; then
+		echo "FAIL: qemu exit status $rc"
+	fi
 )
 results=$(sed -E "s/^(PASS|FAIL|SKIP): /\1: qemu-$name: /" <<<"$results")
 # The in-kernel benchmark (sframe_unwind_demo bench=1): printed, not judged.
