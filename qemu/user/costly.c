@@ -621,7 +621,7 @@ int main(int argc, char **argv)
 	struct expect e = { 0 };
 	struct stats st[3];
 	struct self self;
-	double secs, took, t2;
+	double secs, took;
 	char *end;
 	u64 n;
 	int err;
@@ -664,24 +664,29 @@ int main(int argc, char **argv)
 		check_section(&sec, &self, &e);
 
 	if (shape == RECOVER) {
+		u64 half[2];
+		double half_s[2];
+
 		read_stats(&st[0]);
-		n = descend(DEPTH, secs / 2, &took);
+		half[0] = descend(DEPTH, secs / 2, &half_s[0]);
 		read_stats(&st[1]);
 		repair((u8 *)COSTLY_ADDR, &self);
-		n += descend(DEPTH, secs / 2, &t2);
-		took += t2;
+		half[1] = descend(DEPTH, secs / 2, &half_s[1]);
 		read_stats(&st[2]);
+		n = half[0] + half[1];
+		took = half_s[0] + half_s[1];
 		for (err = 0; err < 2; err++) {
 			u64 ns = st[err + 1].samples - st[err].samples;
 
-			printf("%s: %s: %s: %llu samples, %.1f SFrame frames each, %llu refused lookups\n",
+			printf("%s: %s: %s: %llu samples, %.1f SFrame frames each, %llu refused lookups, rate %llu\n",
 			       prog, shape_names[shape],
 			       err ? "repaired" : "unsorted",
 			       (unsigned long long)ns,
 			       ns ? (double)(st[err + 1].frames_sframe -
 					     st[err].frames_sframe) / ns : 0.0,
 			       (unsigned long long)(st[err + 1].refused -
-						    st[err].refused));
+						    st[err].refused),
+			       (unsigned long long)(half[err] / half_s[err]));
 		}
 		if (st[2].samples == st[1].samples ||
 		    st[2].frames_sframe - st[1].frames_sframe <
