@@ -28,8 +28,11 @@ grep -qw sframe_deep /proc/cmdline && deep=1
 # costly: the cost of forged user sections, hostile-mt: the concurrent
 # hostile run only, bench: the benchmarks only, textpoke: a check of the
 # emulator, never in the default run), for working on one of them.
+# sframe_skip=a,b: all but these parts.
 only=$(sed -n 's/.*sframe_only=\([^ ]*\).*/\1/p' /proc/cmdline)
+skip=$(sed -n 's/.*sframe_skip=\([^ ]*\).*/\1/p' /proc/cmdline)
 want() {
+	case ",$skip," in *",$1,"*) return 1 ;; esac
 	[ -z "$only" ] && return 0
 	case ",$only," in *",$1,"*) return 0 ;; esac
 	return 1
