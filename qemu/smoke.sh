@@ -28,11 +28,16 @@ grep -qw sframe_deep /proc/cmdline && deep=1
 # costly: the cost of forged user sections, hostile-mt: the concurrent
 # hostile run only, bench: the benchmarks only, textpoke: a check of the
 # emulator, never in the default run), for working on one of them.
-# sframe_skip=a,b: all but these parts.
+# sframe_skip=a,b: all but these parts (bench: every benchmark's numbers,
+# also those printed by other parts).
 only=$(sed -n 's/.*sframe_only=\([^ ]*\).*/\1/p' /proc/cmdline)
 skip=$(sed -n 's/.*sframe_skip=\([^ ]*\).*/\1/p' /proc/cmdline)
+skipped() {
+	case ",$skip," in *",$1,"*) return 0 ;; esac
+	return 1
+}
 want() {
-	case ",$skip," in *",$1,"*) return 1 ;; esac
+	skipped "$1" && return 1
 	[ -z "$only" ] && return 0
 	case ",$only," in *",$1,"*) return 0 ;; esac
 	return 1
@@ -1209,7 +1214,7 @@ perf_tool_tests() {
 		       chain-work-clang:main; do
 		pt_b=${pt_case%%:*}
 		pt_r=${pt_case#*:}
-		if [ $pt_fp = term ] && [ "$pt_b" = chain-work-static ]; then
+		if [ $pt_fp = term ] && [ "$pt_b" = chain-work-static ] && ! skipped bench; then
 			pt_run "$pt_b" "$pt_r" g
 			echo "BENCH: perf: $pt_b: arm64 plain perf record -g (perf adds the leaf's caller from LR): $pt_chk checked, $pt_pct% complete, $pt_wrong wrong of which $pt_extra complete but for perf's added second frame"
 			sed -n '2,$s/^/    /p' /tmp/perf-chains.out
@@ -1241,6 +1246,7 @@ perf_tool_tests() {
 		# numbers only: perf's DWARF unwinding is not ours (one
 		# workload, all three under DEEP=1)
 		[ "$pt_b" = chain-work-static ] || [ -n "$deep" ] || continue
+		skipped bench && continue
 		pt_run "$pt_b" "$pt_r" dwarf
 		echo "BENCH: perf: $pt_b: $pt_bench; DWARF (--call-graph dwarf) $pt_num, $pt_wrong wrong"
 		sed -n '2,$s/^/    /p' /tmp/perf-chains.out
@@ -1338,7 +1344,7 @@ if [ -z "$kunit_only" ] && { want user || want hostile-mt || want bench; } &&
 		user_remap_test
 		user_mapdio_test
 		user_hostile_tests
-		user_unwind_bench
+		skipped bench || user_unwind_bench
 	fi
 fi
 
