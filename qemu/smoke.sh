@@ -1275,6 +1275,31 @@ perf_tool_tests() {
 # kernel refuses the first but must read the second again (>= 50 SFrame
 # frames per sample after the repair, checked by the program). A soft
 # lockup or RCU stall meanwhile fails (log_clean).
+# uc_run SHAPE: sframe-costly SHAPE under perf record; sets uc_rc, uc_rate
+# (loop iterations/s) and uc_k (the kernel's counters of the run)
+uc_run() {
+	[ -w $uc_stats ] && echo 0 >$uc_stats
+	# shellcheck disable=SC2086 # uc_ev: several words
+	perf record $uc_ev -F 1000 -N -B -o /tmp/costly.data -- \
+		/usr/test/sframe-costly "$1" 3 >/tmp/costly.out 2>&1
+	uc_rc=$?
+	cat $uc_stats >/tmp/costly.stats 2>/dev/null
+	rm -f /tmp/costly.data "/tmp/sframe-costly-$1"
+	uc_rate=$(sed -n "s/^sframe-costly: $1 iterations [0-9]* seconds [0-9.]* rate \([0-9]*\)$/\1/p" \
+		/tmp/costly.out)
+	uc_k=$(awk '{ v[$1] = $2 }
+		END { s = v["samples"] + 0
+		      printf "%d samples, kernel SFrame walk %s ns/sample, budget stops %d, unsorted %d, refused lookups %d", s,
+			     (s > 0 ? sprintf("%.0f", v["ns"] / s) : "n/a"),
+			     v["lookup_budget"] + v["sample_budget"], v["unsorted"], v["refused"] }' /tmp/costly.stats)
+}
+
+# uc_kept: the last run kept >= 50% of real's loop throughput
+uc_kept() {
+	[ "$uc_rc" = 0 ] && [ -n "$uc_rate" ] && [ -n "$uc_real" ] &&
+		awk -v r="$uc_rate" -v b="$uc_real" 'BEGIN { exit !(2 * r >= b) }'
+}
+
 user_costly_tests() {
 	export HOME=/tmp
 	uc_stats=/sys/kernel/debug/sframe/user
@@ -1286,35 +1311,32 @@ user_costly_tests() {
 	uc_real=
 	mark "user costly"
 	for uc_shape in real unsorted rows v3 pcmask recover; do
-		[ -w $uc_stats ] && echo 0 >$uc_stats
-		# shellcheck disable=SC2086 # uc_ev: several words
-		perf record $uc_ev -F 1000 -N -B -o /tmp/costly.data -- \
-			/usr/test/sframe-costly $uc_shape 3 >/tmp/costly.out 2>&1
-		uc_rc=$?
-		cat $uc_stats >/tmp/costly.stats 2>/dev/null
-		rm -f /tmp/costly.data /tmp/sframe-costly-$uc_shape
-		uc_rate=$(sed -n "s/^sframe-costly: $uc_shape iterations [0-9]* seconds [0-9.]* rate \([0-9]*\)$/\1/p" \
-			/tmp/costly.out)
-		uc_k=$(awk '{ v[$1] = $2 }
-			END { s = v["samples"] + 0
-			      printf "%d samples, kernel SFrame walk %s ns/sample, budget stops %d, unsorted %d, refused lookups %d", s,
-				     (s > 0 ? sprintf("%.0f", v["ns"] / s) : "n/a"),
-				     v["lookup_budget"] + v["sample_budget"], v["unsorted"], v["refused"] }' /tmp/costly.stats)
+		uc_run $uc_shape
 		uc_v=FAIL
 		if [ $uc_shape = real ]; then
 			[ "$uc_rc" = 0 ] && [ -n "$uc_rate" ] && uc_v=PASS uc_real=$uc_rate
 			echo "$uc_v: user costly: real: ${uc_rate:-no} iterations/s with its own .sframe ($uc_k)"
 		else
-			[ "$uc_rc" = 0 ] && [ -n "$uc_rate" ] && [ -n "$uc_real" ] &&
-				awk -v r="$uc_rate" -v b="$uc_real" 'BEGIN { exit !(2 * r >= b) }' &&
-				uc_v=PASS
+			# A guest's loop speed swings from run to run (a real
+			# run at 314 and at 507 million iterations/s on one
+			# kernel): a miss is measured again, next to a new real
+			# run.  A section that costs too much misses both times.
+			uc_again=
+			if ! uc_kept && [ "$uc_rc" = 0 ] && [ -n "$uc_rate" ] && [ -n "$uc_real" ]; then
+				uc_again=", measured again after $(awk -v r="$uc_rate" -v b="$uc_real" \
+					'BEGIN { printf "%.1f", int(1000 * r / b) / 10 }')%"
+				uc_run real
+				[ "$uc_rc" = 0 ] && [ -n "$uc_rate" ] && uc_real=$uc_rate
+				uc_run $uc_shape
+			fi
+			uc_kept && uc_v=PASS
 			uc_pct=$(awk -v r="${uc_rate:-0}" -v b="${uc_real:-0}" \
 				'BEGIN { if (b > 0) printf "%.1f", int(1000 * r / b) / 10; else print "?" }')
 			if [ $uc_shape = recover ]; then
 				uc_rep=$(sed -n 's/^sframe-costly: recover: repaired: //p' /tmp/costly.out)
-				echo "$uc_v: user costly: recover: a refused section rewritten in place is read again (after the repair: ${uc_rep:-no numbers}; goal >= 50 SFrame frames per sample), $uc_pct% of real's loop throughput (goal >= 50%)"
+				echo "$uc_v: user costly: recover: a refused section rewritten in place is read again (after the repair: ${uc_rep:-no numbers}; goal >= 50 SFrame frames per sample), $uc_pct% of real's loop throughput (goal >= 50%$uc_again)"
 			else
-				echo "$uc_v: user costly: $uc_shape keeps $uc_pct% of real's loop throughput (goal >= 50%; $uc_k)"
+				echo "$uc_v: user costly: $uc_shape keeps $uc_pct% of real's loop throughput (goal >= 50%$uc_again; $uc_k)"
 			fi
 		fi
 		[ $uc_v = PASS ] || { echo "    perf record exit $uc_rc"
