@@ -6,7 +6,7 @@
 # scripts/summary.sh does not count); the console log goes to
 # build/logs/qemu-ARCH.log, the results are appended to
 # build/results/qemu-ARCH.txt. TIMEOUT=seconds (default 900, debug kernels
-# 1500, each plus the churn test's length).
+# 1800, each plus the churn test's length).
 # INTERACTIVE=1: console on the terminal and a shell after the smoke
 # checks (exit it to power off), then the console lines about sframe.
 set -euo pipefail
@@ -27,8 +27,9 @@ else
 	churn=60
 fi
 # A guard against a hung guest, not a goal: the slowest, 6.12 arm64 on one
-# TCG thread, runs about 700 s (KASAN 1,200 s) besides churn.
-timeout=${TIMEOUT:-$(( $([ -n "${VARIANT:-}" ] && echo 1500 || echo 900) + churn ))}
+# TCG thread, runs about 700 s (KASAN about 1,100 s, as CI runs it)
+# besides churn.
+timeout=${TIMEOUT:-$(( $([ -n "${VARIANT:-}" ] && echo 1800 || echo 900) + churn ))}
 # The KASAN kernels save a stack at every page allocation (page_owner).
 [ "${VARIANT:-}" = kasan ] && owner=page_owner=on || owner=
 # rdshell: /init starts a shell (only when we have a terminal)
