@@ -27,7 +27,7 @@ else
 	churn=60
 fi
 # A guard against a hung guest, not a goal: the slowest, 6.12 arm64 on one
-# TCG thread, runs about 700 s (KASAN about 1,100 s, as CI runs it)
+# TCG thread, runs about 700 s (KASAN about 1,250 s, as CI runs it)
 # besides churn.
 timeout=${TIMEOUT:-$(( $([ -n "${VARIANT:-}" ] && echo 1800 || echo 900) + churn ))}
 # The KASAN kernels save a stack at every page allocation (page_owner).
