@@ -104,9 +104,8 @@ DEEP_KASAN=${DEEP_KASAN:-6.12-arm64}
 # perf (its samples take the kernel path of the user tests' sampler and
 # bpftrace's ustack, which stay; perf record and report of four builds
 # take minutes).  The plain kernels run them all, the KCSAN kernel the
-# cost test.  With them the KASAN guest ran past its 1,620 s.  (The
-# kernel's livepatch selftests, about 200 s, stay: without them before
-# it, the consistency test's busy kthread once failed to switch.)
+# cost test.  With them the KASAN guest ran past its 1,620 s.  The
+# kernel's livepatch selftests (about 200 s) stay.
 kasan_tests() {
 	local kv=${1%-*} arch=${1#*-}
 	stage "kunit-$1-kasan" env KVER="$kv" VARIANT=kasan scripts/kunit.sh "$arch"
