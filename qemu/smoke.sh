@@ -233,6 +233,7 @@ fi
 # with CONFIG_LIVEPATCH=y and their test modules): one
 # PASS, FAIL or SKIP line per script (qemu/livepatch-selftests.sh).
 if [ -z "$kunit_only" ] && [ -z "$tour" ] && want selftests; then
+	mark selftests
 	if [ ! -d /sys/kernel/livepatch ]; then
 		echo "SKIP: livepatch-selftest: all (no /sys/kernel/livepatch: CONFIG_LIVEPATCH is not set)"
 	elif [ ! -d /selftests/livepatch ]; then
@@ -248,6 +249,7 @@ fi
 # transition benchmark last.  (After these, 6.12's test-syscall.sh has
 # failed on arm64: its hammering tasks never reached the patched getpid.)
 if [ -z "$kunit_only" ] && want livepatch; then
+	mark livepatch
 	[ -n "$tour" ] || /livepatch-samples.sh
 	/livepatch-consistency.sh
 fi
@@ -1200,6 +1202,7 @@ pt_show() {
 
 perf_tool_tests() {
 	export HOME=/tmp
+	mark perf
 	pt_secs=${PERF_TOOL_SECONDS:-2}
 	pt_stats=/sys/kernel/debug/sframe/user
 	grep -q " /sys/kernel/debug debugfs " /proc/mounts ||
@@ -1294,10 +1297,20 @@ uc_run() {
 			     v["lookup_budget"] + v["sample_budget"], v["unsorted"], v["refused"] }' /tmp/costly.stats)
 }
 
+# uc_measured: the last run gave a rate and real's is known
+uc_measured() {
+	[ "$uc_rc" = 0 ] && [ -n "$uc_rate" ] && [ -n "$uc_real" ]
+}
+
 # uc_kept: the last run kept >= 50% of real's loop throughput
 uc_kept() {
-	[ "$uc_rc" = 0 ] && [ -n "$uc_rate" ] && [ -n "$uc_real" ] &&
-		awk -v r="$uc_rate" -v b="$uc_real" 'BEGIN { exit !(2 * r >= b) }'
+	uc_measured && awk -v r="$uc_rate" -v b="$uc_real" 'BEGIN { exit !(2 * r >= b) }'
+}
+
+# uc_pct: the last run's rate in % of real's
+uc_pct() {
+	awk -v r="${uc_rate:-0}" -v b="${uc_real:-0}" \
+		'BEGIN { if (b > 0) printf "%.1f", int(1000 * r / b) / 10; else print "?" }'
 }
 
 user_costly_tests() {
@@ -1322,16 +1335,14 @@ user_costly_tests() {
 			# kernel): a miss is measured again, next to a new real
 			# run.  A section that costs too much misses both times.
 			uc_again=
-			if ! uc_kept && [ "$uc_rc" = 0 ] && [ -n "$uc_rate" ] && [ -n "$uc_real" ]; then
-				uc_again=", measured again after $(awk -v r="$uc_rate" -v b="$uc_real" \
-					'BEGIN { printf "%.1f", int(1000 * r / b) / 10 }')%"
+			if uc_measured && ! uc_kept; then
+				uc_again=", measured again after $(uc_pct)%"
 				uc_run real
 				[ "$uc_rc" = 0 ] && [ -n "$uc_rate" ] && uc_real=$uc_rate
 				uc_run $uc_shape
 			fi
 			uc_kept && uc_v=PASS
-			uc_pct=$(awk -v r="${uc_rate:-0}" -v b="${uc_real:-0}" \
-				'BEGIN { if (b > 0) printf "%.1f", int(1000 * r / b) / 10; else print "?" }')
+			uc_pct=$(uc_pct)
 			if [ $uc_shape = recover ]; then
 				uc_rep=$(sed -n 's/^sframe-costly: recover: repaired: //p' /tmp/costly.out)
 				echo "$uc_v: user costly: recover: a refused section rewritten in place is read again (after the repair: ${uc_rep:-no numbers}; goal >= 50 SFrame frames per sample), $uc_pct% of real's loop throughput (goal >= 50%$uc_again)"

@@ -81,10 +81,11 @@ results=$(
 		echo "FAIL: clean poweroff (the console log ends:)"
 		tail -n 25 "$log" | sed 's/^/    /'
 	fi
-	# a timeout names the smoke stage it cut short (mark in qemu/smoke.sh)
+	# a timeout names the last smoke stage that started (mark in
+	# qemu/smoke.sh)
 	if [ "$rc" = 124 ]; then
 		at=$(sed -n 's/^smoke: \([^:]*\): [0-9.]* s up.*/\1/p' "$log" | tail -n 1)
-		echo "FAIL: qemu exit status: timed out after ${timeout} s, in stage ${at:-boot}"
+		echo "FAIL: qemu exit status: timed out after ${timeout} s, the last stage started: ${at:-none}"
 		grep '^smoke: .* s up' "$log" | sed 's/^/    /'
 	elif [ "$rc" != 0 ]; then
 		echo "FAIL: qemu exit status $rc"
