@@ -857,14 +857,21 @@ static void sfu_test_corrupt(struct kunit *test)
 	struct sfu_trace *t;
 	struct sframe_park *c;
 	unsigned int i;
-	const struct {
+	/*
+	 * Static: built on the stack, this array would be 16-byte aligned
+	 * and gcc would realign the frame through a DRAP register, which
+	 * SFrame cannot describe (the verifier fails the build).  A value
+	 * known only at run time is an offset into the fork entry instead.
+	 */
+	static const struct {
 		const char *what;
 		unsigned long val;
+		bool in_fork_entry;
 	} bad[] = {
 		{ "return address 0", 0 },
 		{ "return address not text", (unsigned long)&jiffies },
 		{ "return address into the leaf (loop)", (unsigned long)sframe_park_leaf + 1 },
-		{ "fake boundary (fork entry)", sfu_fork_entry_plus(4) },
+		{ "fake boundary (fork entry)", 4, true },
 		{ "return address -1", ~0UL },
 	};
 
@@ -884,7 +891,8 @@ static void sfu_test_corrupt(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		int ret;
 
-		*slot = bad[i].val;
+		*slot = bad[i].in_fork_entry ? sfu_fork_entry_plus(bad[i].val) :
+					       bad[i].val;
 		ret = sfu_walk_task(task, t, st);
 		kunit_info(test, "%s: %d (%s) after %u frames\n", bad[i].what,
 			   ret, sframe_unwind_strerror(st->error), t->n);
