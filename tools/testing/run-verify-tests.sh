@@ -18,6 +18,7 @@ X86FLAGS="-O2 -fomit-frame-pointer -mno-red-zone -fno-pic -mcmodel=kernel -fno-s
 
 if ! gcc $X86FLAGS -c $SRC/x86-patterns.c -o $T/x86-c.o ||
    ! gcc -D__ASSEMBLY__ -Wa,--gsframe -Iinclude -c $SRC/x86-asm.S -o $T/x86-asm.o ||
+   ! gcc -D__ASSEMBLY__ -Wa,--gsframe -c $SRC/x86-drap.S -o $T/x86-drap.o ||
    ! aarch64-linux-gnu-gcc -D__ASSEMBLY__ -Wa,--gsframe -Iinclude -c $SRC/a64-patterns.S -o $T/a64.o ||
    ! aarch64-linux-gnu-gcc -D__ASSEMBLY__ -Wa,--gsframe -c $SRC/a64-modfix.S -o $T/a64-modfix.o ||
    ! aarch64-linux-gnu-gcc -mbig-endian -D__ASSEMBLY__ -Wa,--gsframe -c $SRC/a64-modfix.S -o $T/a64-modfix-be.o; then
@@ -35,6 +36,9 @@ fi
 expect "x86 DRAP function: uncovered, class drap, unknown -> exit 1" 1 \
 	'uncovered: drap\+0x0\.\..*\[\.text drap\]: unknown' $V $T/x86-c.o
 expect "x86 object without ORC: coverage only, 'no ORC'" 1 '; no ORC;' $V $T/x86-c.o
+# gas dropped the object's only FDE: an empty .sframe (no FDE, no row)
+expect "x86 object whose .sframe has no FDE: its function uncovered" 1 \
+	'uncovered: drap_late\+0x0\.\.0x39 \(57 bytes\)' $V $T/x86-drap.o
 expect "x86 asm without CFI: uncovered, unknown" 1 'uncovered: no_cfi\+0x0\.\.0x7 \(7 bytes\).*unknown' $V $T/x86-asm.o
 expect "x86 trampoline (lone jmp): uncovered, unknown" 1 \
 	'uncovered: __SCT__test_tramp\+0x0\.\.0x8 .*\[\.static_call\.text\]: unknown' $V $T/x86-asm.o

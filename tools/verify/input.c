@@ -364,7 +364,9 @@ void load_sframe(struct input *in)
 	in->has_sframe = 1;
 	free(secs);
 	iv_merge(&in->rows);
-	qsort(in->bounds, in->nbounds, sizeof(uint64_t), cmp_u64);
+	/* (no FDE, no bounds: gas may drop every FDE of an object) */
+	if (in->nbounds)
+		qsort(in->bounds, in->nbounds, sizeof(uint64_t), cmp_u64);
 }
 
 /**
