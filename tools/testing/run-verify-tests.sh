@@ -36,9 +36,12 @@ fi
 expect "x86 DRAP function: uncovered, class drap, unknown -> exit 1" 1 \
 	'uncovered: drap\+0x0\.\..*\[\.text drap\]: unknown' $V $T/x86-c.o
 expect "x86 object without ORC: coverage only, 'no ORC'" 1 '; no ORC;' $V $T/x86-c.o
-# gas dropped the object's only FDE: an empty .sframe (no FDE, no row)
+# gas dropped the object's only FDE: an empty .sframe (no FDE, no row);
+# its realignment comes after the ftrace call and a call's arguments
 expect "x86 object whose .sframe has no FDE: its function uncovered" 1 \
 	'uncovered: drap_late\+0x0\.\.0x39 \(57 bytes\)' $V $T/x86-drap.o
+expect "x86 DRAP realignment 34 bytes in: class drap" 1 \
+	'uncovered: drap_late\+0x0\.\..*\[\.text drap\]: unknown' $V $T/x86-drap.o
 expect "x86 asm without CFI: uncovered, unknown" 1 'uncovered: no_cfi\+0x0\.\.0x7 \(7 bytes\).*unknown' $V $T/x86-asm.o
 expect "x86 trampoline (lone jmp): uncovered, unknown" 1 \
 	'uncovered: __SCT__test_tramp\+0x0\.\.0x8 .*\[\.static_call\.text\]: unknown' $V $T/x86-asm.o

@@ -35,8 +35,9 @@
 
 /*
  * x86_64: stack realignment through a DRAP register, whose FDE gas 2.40
- * drops: "and $-N,%rsp" (48 83 e4 ib or 48 81 e4 id) within the first 32
- * bytes, followed within 28 bytes (KASAN puts a movabs in between) by
+ * drops: "and $-N,%rsp" (48 83 e4 ib or 48 81 e4 id) within the first 64
+ * bytes (the ftrace call and the set-up of a call's arguments may come
+ * first), followed within 28 bytes (KASAN puts a movabs in between) by
  * "push -8(%reg)" (ff 7x f8, REX optional) that re-pushes the return
  * address.  Only whole functions.
  */
@@ -48,12 +49,12 @@ static int is_drap(const struct input *in, const struct region *r,
 
 	if (in->f.machine != ELF_EM_X86_64 || lo != r->sym || hi != r->hi)
 		return 0;
-	if (n > 64)
-		n = 64;
+	if (n > 96)
+		n = 96;
 	b = text_bytes(in, r->lo, n);
 	if (!b)
 		return 0;
-	for (i = 0; i + 4 <= n && i < 32; i++) {
+	for (i = 0; i + 4 <= n && i < 64; i++) {
 		if (b[i] != 0x48 || (b[i + 1] != 0x83 && b[i + 1] != 0x81) ||
 		    b[i + 2] != 0xe4)
 			continue;
