@@ -78,12 +78,19 @@ busy=
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
 FS=/sys/kernel/debug/sched/fair_server/cpu0/runtime
 RT=/proc/sys/kernel/sched_rt_runtime_us
+# restore FILE VALUE: put a scheduler setting back, saying which one failed
+restore() {
+	echo "$2" 2>/dev/null >"$1" ||
+		echo "livepatch-consistency: busy: could not restore $1 to $2 (it is $(cat "$1"))"
+}
 busy_done() {
 	[ -n "$busy" ] || return 0
 	busy=
 	echo 0 >$D/busy
-	echo "$rt_old" >$RT
-	[ -z "$fs_old" ] || echo "$fs_old" >$FS
+	# (in reverse order: with the first CPU's fair server still off,
+	# 6.12 refused RT throttling back with EBUSY)
+	[ -z "$fs_old" ] || restore $FS "$fs_old"
+	restore $RT "$rt_old"
 	taskset -p $(((1 << ncpu) - 1)) $$ >/dev/null
 }
 trap busy_done EXIT INT TERM
