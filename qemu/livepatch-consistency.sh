@@ -109,6 +109,25 @@ busy_start() {
 	fi
 }
 busy_switched() { [ "$(result busy)" != 0 ]; }
+# busy_report TRANSITION: wait for the busy kthread's result in a
+# transition that began while it ran, report it, undo busy_start.  Result
+# 3 means the check did not run (a stopper had the kthread off its CPU
+# when livepatch first walked it: see sframe_klp_target.c); the unpatch
+# transition then tries again.
+busy_result=
+busy_report() {
+	wait_for 15 busy_switched
+	busy_result=$(result busy)
+	echo "livepatch-consistency: busy: $1 transition: result $busy_result (1: in its cond_resched(), 2: otherwise, 3: by livepatch before it saw its switch pending, 0: not switched)"
+	sed -n 's/^busy_pending /livepatch-consistency: busy: while pending: /p' $D/result
+	bpid=$(ps | awk '$NF == "[sfk_busy]" { print $1 }')
+	if [ "$busy_result" != 1 ] && [ "$busy_result" != 3 ] && [ -n "$bpid" ]; then
+		grep -E 'State|ctxt' /proc/$bpid/status | sed 's/^/livepatch-consistency: busy: /'
+		sed 's/^/livepatch-consistency: busy: stack: /' /proc/$bpid/stack
+		sed 's/^/livepatch-consistency: reliable walks: /' /sys/kernel/debug/sframe/reliable
+	fi
+	busy_done
+}
 
 check "insmod sframe_klp_target" insmod $M/sframe_klp_target.ko
 echo 1 >$D/sleep
@@ -136,19 +155,7 @@ dmesg -c >/dev/null
 busy_start
 t0=$(now_ms)
 check "insmod sframe_klp_patch" insmod $M/sframe_klp_patch.ko
-if [ -n "$busy" ]; then
-	wait_for 15 busy_switched
-	check "busy kthread switched from its own cond_resched() (result 1)" \
-		sh -c '[ "$(sed -n "s/^busy //p" '$D'/result)" = 1 ]'
-	echo "livepatch-consistency: busy: result $(result busy) (1: in its cond_resched(), 2: otherwise, 0: not switched)"
-	bpid=$(ps | awk '$NF == "[sfk_busy]" { print $1 }')
-	if [ "$(result busy)" != 1 ] && [ -n "$bpid" ]; then
-		grep -E 'State|ctxt' /proc/$bpid/status | sed 's/^/livepatch-consistency: busy: /'
-		sed 's/^/livepatch-consistency: busy: stack: /' /proc/$bpid/stack
-		sed 's/^/livepatch-consistency: reliable walks: /' /sys/kernel/debug/sframe/reliable
-	fi
-	busy_done
-fi
+[ -z "$busy" ] || busy_report patch
 # Livepatch retries the tasks it could not switch once a second; the
 # spinner is often caught running.  Both must be reported inside their
 # function (a reliable walk that named it), and hold the transition.
@@ -188,10 +195,15 @@ check "patched functions run (results 2)" wait_for 5 sh -c '[ "$(sed -n "s/^slee
 echo 0 >$D/sleep
 [ -z "$spin" ] || echo 0 >$D/spin
 
+[ "$busy_result" != 3 ] || busy_start
 t0=$(now_ms)
 echo 0 >$K/enabled
+[ -z "$busy" ] || busy_report unpatch
 check "unpatch transition completes" wait_for 10 sh -c "[ ! -e $K ]"
 echo "livepatch-consistency: unpatch transition took $(( $(now_ms) - t0 )) ms"
+[ -z "$busy_result" ] ||
+check "busy kthread switched from its own cond_resched() (result 1)" \
+	[ "$busy_result" = 1 ]
 check "rmmod sframe_klp_patch" wait_for 5 rmmod sframe_klp_patch
 
 # Livepatch relocations (scripts/klp-relocs.py made them): the new

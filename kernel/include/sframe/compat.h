@@ -187,4 +187,11 @@ static inline void sframe_fgraph_filter(struct fgraph_ops *gops,
  */
 #define SFRAME_KLP_COND_RESCHED	SFRAME_LINUX_6_12
 
+/* A task's patch_state outside a transition (KLP_UNDEFINED until 6.7) */
+#if SFRAME_LINUX_6_12
+#define SFRAME_KLP_IDLE		KLP_TRANSITION_IDLE
+#else
+#define SFRAME_KLP_IDLE		KLP_UNDEFINED
+#endif
+
 #endif /* _SFRAME_COMPAT_H */

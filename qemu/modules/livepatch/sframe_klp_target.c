@@ -20,8 +20,10 @@
  * release a task; read "trace" for each live task's reliable stack trace,
  * taken while it is off the CPU; read "result" for what the last calls
  * returned (1: original function, 2: the livepatch's) and how the busy
- * task was switched (1: from its cond_resched(), 2: otherwise); read
- * "reloc" for what sfk_reloc_func() returns (1, or 42 once
+ * task was switched (1: from its cond_resched(), 2: otherwise, 3: before it
+ * saw its switch pending) and, while its switch was pending, how often it
+ * looped, blocked and was preempted;
+ * read "reloc" for what sfk_reloc_func() returns (1, or 42 once
  * sframe_klp_reloc.ko replaced it with a function that calls the static
  * sfk_secret() through a livepatch relocation).
  */
@@ -50,6 +52,12 @@ static bool sfk_sleep_release;
 static bool sfk_spin_stop, sfk_busy_stop;
 static struct task_struct *sfk_sleeper, *sfk_spinner, *sfk_hog, *sfk_busy;
 static int sfk_sleep_result, sfk_spin_result, sfk_busy_result;
+/*
+ * While its switch was pending, the busy task's loop iterations and the
+ * times it blocked or was preempted: when it is not switched, they tell
+ * whether it ran its cond_resched() at all.
+ */
+static unsigned long sfk_busy_loops, sfk_busy_blocked, sfk_busy_preempted;
 static DEFINE_MUTEX(sfk_lock);
 static struct dentry *sfk_dir;
 
@@ -157,26 +165,57 @@ static int sfk_hog_fn(void *arg)
  * TIF_PATCH_PENDING was set before the call and clear after it with no
  * context switch in between: nobody else may switch a task while it runs
  * (short of a forced or reversed transition).  Any other clearing is 2.
+ *
+ * A task of higher priority can still take the CPU from it for a moment:
+ * ftrace's stop_machine() while the patch is enabled, the soft-lockup
+ * watchdog's stopper every few seconds.  When livepatch's first walk of
+ * all tasks comes then, it switches the busy task before the task saw its
+ * switch pending: its patch_state leaves the transition's initial state
+ * (or is already the target when it first looks) with TIF_PATCH_PENDING
+ * never seen set (3: the check did not run; the caller tries again on
+ * another transition).
+ *
  * Then it sleeps at normal priority until stopped.
  */
 static int sfk_busy_fn(void *arg)
 {
-	unsigned long end = jiffies + 30 * HZ, nsw;
+	unsigned long end = jiffies + 30 * HZ, nsw, nvcsw = 0, nivcsw = 0;
+	int how = 0, state, first = SFRAME_KLP_IDLE;
+	unsigned long loops = 0;
 	bool pending, was = false;
-	int how = 0;
 
 	while (!how && !READ_ONCE(sfk_busy_stop) && time_before(jiffies, end)) {
 		pending = klp_patch_pending(current);
+		/* (livepatch writes it from other CPUs) */
+		state = READ_ONCE(current->patch_state);
 		if (was && !pending)
 			how = 2;
-		if (pending && !was)
+		if (!was && !pending && first == SFRAME_KLP_IDLE &&
+		    state != SFRAME_KLP_IDLE) {
+			first = state;
 			end = min(end, jiffies + 10 * HZ);
+		} else if (!was && !pending && state != first) {
+			how = 3;
+		}
+		if (pending && !was) {
+			end = min(end, jiffies + 10 * HZ);
+			nvcsw = current->nvcsw;
+			nivcsw = current->nivcsw;
+		}
 		was |= pending;
+		loops += pending;
 		nsw = current->nvcsw + current->nivcsw;
 		cond_resched();
 		if (pending && !klp_patch_pending(current))
 			how = nsw == current->nvcsw + current->nivcsw ? 1 : 2;
 		cpu_relax();
+	}
+	if (!how && !was && first != SFRAME_KLP_IDLE)
+		how = 3;
+	if (was) {
+		WRITE_ONCE(sfk_busy_loops, loops);
+		WRITE_ONCE(sfk_busy_blocked, current->nvcsw - nvcsw);
+		WRITE_ONCE(sfk_busy_preempted, current->nivcsw - nivcsw);
 	}
 	WRITE_ONCE(sfk_busy_result, how);
 	sched_set_normal(current, 0);
@@ -268,6 +307,9 @@ static int sfk_busy_set(bool on)
 	if (on && !sfk_busy) {
 		WRITE_ONCE(sfk_busy_stop, false);
 		WRITE_ONCE(sfk_busy_result, 0);
+		WRITE_ONCE(sfk_busy_loops, 0);
+		WRITE_ONCE(sfk_busy_blocked, 0);
+		WRITE_ONCE(sfk_busy_preempted, 0);
 		sfk_busy = sfk_start(sfk_busy_fn, "sfk_busy",
 				     cpumask_first(cpu_online_mask), true);
 	} else if (!on && sfk_busy) {
@@ -375,6 +417,9 @@ static int sfk_result_show(struct seq_file *m, void *v)
 	seq_printf(m, "sleep %d\nspin %d\nbusy %d\n",
 		   READ_ONCE(sfk_sleep_result), READ_ONCE(sfk_spin_result),
 		   READ_ONCE(sfk_busy_result));
+	seq_printf(m, "busy_pending loops %lu, blocked %lu, preempted %lu\n",
+		   READ_ONCE(sfk_busy_loops), READ_ONCE(sfk_busy_blocked),
+		   READ_ONCE(sfk_busy_preempted));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sfk_result);
