@@ -936,20 +936,35 @@ static bool sfu_same_recovery(const struct sframe_rule *a,
 	       a->sp_from_cfa == b->sp_from_cfa && a->flags == b->flags;
 }
 
+/* A lookup's result, for a message: error, annotation, recovery rule. */
+static void sfu_rule_str(char *buf, size_t size, int err,
+			 const struct sframe_annot *a, const struct sframe_rule *r)
+{
+	scnprintf(buf, size,
+		  "%d, %s annotation, CFA %u.%u%+d RA %u.%u%+d%s FP %u.%u%+d%s sp %d flags %#x",
+		  err, a ? "an" : "no", r->cfa.kind, r->cfa.reg, r->cfa.offset,
+		  r->ra.kind, r->ra.reg, r->ra.offset, r->ra.deref ? "*" : "",
+		  r->fp.kind, r->fp.reg, r->fp.offset, r->fp.deref ? "*" : "",
+		  r->sp_from_cfa, r->flags);
+}
+
 /*
  * One lookup against sframe_kernel_find() (the core on the section), whose
  * rule the unwinder uses without saves below SP and classified for the
- * step's fast path (sframe_step_prepare(), on the core's rule here).
+ * step's fast path (sframe_step_prepare(), on the core's rule here).  The
+ * first few that differ are printed, with the cached lookup done again:
+ * whether the difference lasts says where to look.
  */
-static bool sfu_lookup_ok(const struct sframe_section *sec, unsigned long pc)
+static void sfu_lookup_ok(struct kunit *test, const struct sframe_section *sec,
+			  unsigned long pc, unsigned int *bad)
 {
 	const struct sframe_step_arch arch = {
 		.sp_reg = sec->sp_reg, .fp_reg = sec->fp_reg,
 	};
+	const struct sframe_annot *a, *a2, *fa;
 	struct sframe_rows_rule rr;
-	const struct sframe_annot *a;
-	struct sframe_rule r1, r2;
-	int e1, e2;
+	struct sframe_rule r1, r2, r3;
+	int e1, e2, e3;
 
 	memset(&r1, 0, sizeof(r1));
 	memset(&r2, 0, sizeof(r2));
@@ -961,8 +976,21 @@ static bool sfu_lookup_ok(const struct sframe_section *sec, unsigned long pc)
 		sframe_step_prepare(&arch, &rr);
 		sframe_rule_set_recovery(&r2, &rr);
 	}
-	return e1 == e2 && a == sframe_annot_find(pc) &&
-	       (e1 || sfu_same_recovery(&r1, &r2));
+	fa = sframe_annot_find(pc);
+	if (e1 == e2 && a == fa && (e1 || sfu_same_recovery(&r1, &r2)))
+		return;
+	if (++*bad <= 3) {
+		char c[112], k[112];
+
+		e3 = sframe_kernel_lookup(pc, &a2, &r3);
+		sfu_rule_str(c, sizeof(c), e1, a, &r1);
+		sfu_rule_str(k, sizeof(k), e2, fa, &r2);
+		kunit_info(test, "%pS: cached %s; core %s; cached again: %s\n",
+			   (void *)pc, c, k,
+			   e3 == e2 && a2 == fa &&
+			   (e3 || sfu_same_recovery(&r3, &r2)) ?
+			   "as the core" : "differs again");
+	}
 }
 
 /*
@@ -1026,7 +1054,7 @@ static void sfu_test_cache(struct kunit *test)
 								    &start, &size));
 			for (pc = start; pc < start + size; pc++) {
 				checked++;
-				bad += !sfu_lookup_ok(sec, pc);
+				sfu_lookup_ok(test, sec, pc, &bad);
 			}
 		}
 	}
@@ -1043,15 +1071,15 @@ static void sfu_test_cache(struct kunit *test)
 		if (!(checked & 1023))
 			sframe_kernel_cache_flush();
 		checked++;
-		bad += !sfu_lookup_ok(sec, pc);
+		sfu_lookup_ok(test, sec, pc, &bad);
 	}
 	for (f = 0; f < sec->num_fdes; f++) {
 		if (sframe_get_fde(sec, f, &first))
 			continue;
 		checked += 3;
-		bad += !sfu_lookup_ok(sec, first.start) +
-		       !sfu_lookup_ok(sec, first.start + first.size - 1) +
-		       !sfu_lookup_ok(sec, first.start + first.size);
+		sfu_lookup_ok(test, sec, first.start, &bad);
+		sfu_lookup_ok(test, sec, first.start + first.size - 1, &bad);
+		sfu_lookup_ok(test, sec, first.start + first.size, &bad);
 	}
 	kunit_info(test, "%u lookups, %u differ from the core's answer\n",
 		   checked, bad);
