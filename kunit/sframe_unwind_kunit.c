@@ -1402,15 +1402,17 @@ static void sfu_test_int3_call(struct kunit *test)
  * The return-site table against the lookup cache at @ra: a listed site has
  * the cache's plain answer (the same rule), or its pt_regs/END annotation
  * after a call; a site not listed has neither, or is one the table leaves
- * out on purpose (rest_init()'s calls, the return trampolines).
+ * out on purpose (rest_init()'s calls, the return trampolines).  Counts a
+ * difference in *@bad, and prints the first three.
  */
-static bool sfu_ra_same(unsigned long ra, unsigned long ri, unsigned long ri_size)
+static void sfu_ra_same(struct kunit *test, unsigned long ra, unsigned long ri,
+			unsigned long ri_size, unsigned long *bad)
 {
 	const struct sframe_ra_table *t = &sframe_vmlinux_ra;
 	const struct sframe_rows_rule *r;
 	const struct sframe_annot *a;
 	const struct sframe_answer *ans;
-	struct sframe_answer scratch;
+	struct sframe_answer scratch, first;
 	bool ok, want;
 
 	r = sframe_ra_rule(ra, &a);
@@ -1433,8 +1435,22 @@ static bool sfu_ra_same(unsigned long ra, unsigned long ri, unsigned long ri_siz
 		       !is_kretprobe_trampoline(ra);
 		ok = !want;
 	}
+	if (ok || ++*bad > 3) {
+		preempt_enable();
+		return;
+	}
+	/* The first few that differ, with a second lookup for comparison. */
+	first = *ans;
+	sframe_kernel_cache_flush();
+	ans = sframe_kernel_answer(ra - 1, &scratch);
+	scratch = *ans;
 	preempt_enable();
-	return ok;
+	kunit_info(test, "%pS: table: %s; cache: error %d, %s annotation, after a call %d, plain %d, %s rule; again: error %d, %s annotation, after a call %d, plain %d, %s rule\n",
+		   (void *)ra, r ? "listed" : a ? "annotated" : "not listed",
+		   first.err, first.annot ? "an" : "no", first.after_call,
+		   first.plain, first.rule == r ? "its" : "another",
+		   scratch.err, scratch.annot ? "an" : "no", scratch.after_call,
+		   scratch.plain, scratch.rule == r ? "its" : "another");
 }
 
 /*
@@ -1483,7 +1499,7 @@ static void sfu_test_ra_table(struct kunit *test)
 			continue;
 		listed++;
 		ra = t->base + ((unsigned long)k << SFRAME_RA_KEY_SHIFT);
-		bad += !sfu_ra_same(ra, ri, ri_size);
+		sfu_ra_same(test, ra, ri, ri_size, &bad);
 		if (t->slot[i] & SFRAME_RA_REC) {
 			rec++;
 			bad += !sfu_ra_rec_same(t->slot[i], ra);
@@ -1491,7 +1507,7 @@ static void sfu_test_ra_table(struct kunit *test)
 	}
 	for (off = 0; off < t->size; off += 7 * SFRAME_ARCH_CALL_SIZE) {
 		checked++;
-		bad += !sfu_ra_same(t->base + off, ri, ri_size);
+		sfu_ra_same(test, t->base + off, ri, ri_size, &bad);
 	}
 	kunit_info(test, "%lu listed return sites (%lu by their frame record), %lu other addresses checked\n",
 		   listed, rec, checked);
