@@ -12,8 +12,9 @@ pass=0
 fail=0
 declare -A lp lf
 
+# (make check passes paths relative to the tree: build/6.12/results/...)
 kver_of() {
-	case $1 in
+	case /$1 in
 	*/build/6.12/*)	echo 6.12 ;;
 	*)		echo 6.1 ;;
 	esac

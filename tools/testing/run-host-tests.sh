@@ -233,4 +233,21 @@ tools/testing/run-verify-tests.sh
 # 8. A module's .sframe: one SFrame section per object linked (ld -r with
 #    scripts/sframe-concat.lds, as the kernel build links modules).
 tools/testing/run-parts-tests.sh
+
+# 9. The final summary tags each failure and count with its kernel line,
+#    given result files by the relative paths make check passes.
+sum_t=$(mktemp -d)
+mkdir -p "$sum_t/build/results" "$sum_t/build/6.12/results"
+printf 'PASS: a\nFAIL: b\n' >"$sum_t/build/results/x.txt"
+printf 'PASS: c\nFAIL: d\n' >"$sum_t/build/6.12/results/x.txt"
+sum_out=$(cd "$sum_t" && "$OLDPWD/scripts/summary.sh" build/results/x.txt \
+	build/6.12/results/x.txt 2>&1)
+rm -rf "$sum_t"
+if grep -q '^  \[6.12\] FAIL: d$' <<<"$sum_out" &&
+   grep -q '^Linux 6.12: 1 passed, 1 failed$' <<<"$sum_out"; then
+	pass "summary: each line's results tagged with its kernel line"
+else
+	fail "summary: each line's results tagged with its kernel line"
+	echo "$sum_out" >&2
+fi
 exit 0
