@@ -936,6 +936,15 @@ static bool sfu_same_recovery(const struct sframe_rule *a,
 	       a->sp_from_cfa == b->sp_from_cfa && a->flags == b->flags;
 }
 
+/* A cached lookup's result is the core's: error, annotation, rule. */
+static bool sfu_same_answer(int e, const struct sframe_annot *a,
+			    const struct sframe_rule *r, int core_e,
+			    const struct sframe_annot *core_a,
+			    const struct sframe_rule *core_r)
+{
+	return e == core_e && a == core_a && (e || sfu_same_recovery(r, core_r));
+}
+
 /* A lookup's result, for a message: error, annotation, recovery rule. */
 static void sfu_rule_str(char *buf, size_t size, int err,
 			 const struct sframe_annot *a, const struct sframe_rule *r)
@@ -977,7 +986,7 @@ static void sfu_lookup_ok(struct kunit *test, const struct sframe_section *sec,
 		sframe_rule_set_recovery(&r2, &rr);
 	}
 	fa = sframe_annot_find(pc);
-	if (e1 == e2 && a == fa && (e1 || sfu_same_recovery(&r1, &r2)))
+	if (sfu_same_answer(e1, a, &r1, e2, fa, &r2))
 		return;
 	if (++*bad <= 3) {
 		char c[112], k[112];
@@ -987,8 +996,7 @@ static void sfu_lookup_ok(struct kunit *test, const struct sframe_section *sec,
 		sfu_rule_str(k, sizeof(k), e2, fa, &r2);
 		kunit_info(test, "%pS: cached %s; core %s; cached again: %s\n",
 			   (void *)pc, c, k,
-			   e3 == e2 && a2 == fa &&
-			   (e3 || sfu_same_recovery(&r3, &r2)) ?
+			   sfu_same_answer(e3, a2, &r3, e2, fa, &r2) ?
 			   "as the core" : "differs again");
 	}
 }
