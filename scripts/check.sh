@@ -104,7 +104,7 @@ DEEP_KASAN=${DEEP_KASAN:-6.12-arm64}
 # perf (its samples take the kernel path of the user tests' sampler and
 # bpftrace's ustack, which stay; perf record and report of four builds
 # take minutes).  The plain kernels run them all, the KCSAN kernel the
-# cost test.  With them the KASAN guest ran past its 1,620 s.  The
+# cost test: with them the KASAN guest does not fit its timeout.  The
 # kernel's livepatch selftests (about 200 s) stay.
 kasan_tests() {
 	local kv=${1%-*} arch=${1#*-}

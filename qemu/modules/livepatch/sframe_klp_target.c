@@ -22,10 +22,9 @@
  * returned (1: original function, 2: the livepatch's) and how the busy
  * task was switched (1: from its cond_resched(), 2: otherwise, 3: before it
  * saw its switch pending) and, while its switch was pending, how often it
- * looped, blocked and was preempted;
- * read "reloc" for what sfk_reloc_func() returns (1, or 42 once
- * sframe_klp_reloc.ko replaced it with a function that calls the static
- * sfk_secret() through a livepatch relocation).
+ * looped, blocked and was preempted; read "reloc" for what sfk_reloc_func()
+ * returns (1, or 42 once sframe_klp_reloc.ko replaced it with a function
+ * that calls the static sfk_secret() through a livepatch relocation).
  */
 #include <linux/completion.h>
 #include <linux/cpumask.h>
