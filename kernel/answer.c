@@ -44,8 +44,8 @@ struct sframe_cache sframe_cache __read_mostly = {
 
 /* Fills of a full set, for the choice of the entry replaced. */
 static DEFINE_PER_CPU(unsigned int, sframe_cache_fills);
-/* A fill under way on this CPU: a walk nested in it must not fill. */
-static DEFINE_PER_CPU(bool, sframe_cache_filling);
+/* Users of this CPU's cache (sframe_kernel_answers_begin()), nested */
+DEFINE_PER_CPU(unsigned int, sframe_cache_users);
 
 /* vmlinux's rules as the step uses them, by rule id of its rows, or NULL */
 static const struct sframe_rows_rule *sframe_vmlinux_step_rules;
@@ -345,15 +345,20 @@ static __always_inline void sframe_answer_compute(unsigned long pc,
 }
 
 /*
- * Only the outermost fill in task context writes the cache: what a fill
- * calls can be traced, and a tracer's stack trace (func_stack_trace, the
- * stack tracer, a stacktrace trigger, bpf_get_stack()) walks again on this
- * CPU, in this context, in the middle of the fill.
+ * Only the outermost user of the cache (sframe_kernel_answers_begin()), in
+ * task context, writes it.  A walk can nest in a user without an interrupt
+ * (in_interrupt() false): what a fill calls can be traced, and a tracer's
+ * stack trace (func_stack_trace, the stack tracer, a stacktrace trigger,
+ * bpf_get_stack()) walks again on this CPU, in the middle of the fill; on
+ * arm64, with TRACE_IRQFLAGS (lockdep, the irqsoff tracer), each traced
+ * change of the IRQ state asks return_address(), which walks: at an
+ * exception's entry before it counts as an interrupt, between any two
+ * instructions of a user.
  */
 static __always_inline bool sframe_cache_may_fill(void)
 {
 	return sframe_vmlinux_ready && !in_interrupt() &&
-	       !__this_cpu_read(sframe_cache_filling);
+	       __this_cpu_read(sframe_cache_users) == 1;
 }
 
 /*
@@ -393,7 +398,6 @@ sframe_kernel_answer_fill_rest(unsigned long pc, struct sframe_cache_entry *e,
 	bool fill = sframe_cache_may_fill();
 
 	if (fill) {
-		__this_cpu_write(sframe_cache_filling, true);
 		e = sframe_cache_victim(e, gen);
 		ans = &e->ans;
 	}
@@ -408,7 +412,6 @@ sframe_kernel_answer_fill_rest(unsigned long pc, struct sframe_cache_entry *e,
 		if (ans->err != -SFRAME_E_NO_FDE || ans->annot ||
 		    sframe_in_vmlinux(pc) || is_module_text_address(pc))
 			sframe_cache_keep(e, pc, gen);
-		__this_cpu_write(sframe_cache_filling, false);
 	}
 	return ans;
 }
@@ -422,10 +425,11 @@ NOKPROBE_SYMBOL(sframe_kernel_answer_fill_rest);
  * @gen: the cache generation read before
  * @scratch: where the answer goes when it is not cached
  *
- * The slow path of sframe_kernel_answer(), with preemption disabled.  In
- * task context (once the cache is ready) the answer is written into @e
+ * The slow path of sframe_kernel_answer(), for a user of the cache
+ * (sframe_kernel_answers_begin()).  For the outermost user in task
+ * context (once the cache is ready) the answer is written into @e
  * directly, marked empty meanwhile; an interrupt's answer goes to
- * @scratch, and so does that of a walk nested in a fill (a tracer's).
+ * @scratch, and so does that of a walk nested in another user.
  * vmlinux's decoded rows give the rule without a copy on the way.
  *
  * Return: the answer (in @e or @scratch).
@@ -443,12 +447,16 @@ sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
 	 * release that starts a new generation in sections.c).
 	 */
 	smp_rmb();
+	/* A lookup outside begin/end would never fill: say so. */
+	if (IS_ENABLED(CONFIG_DEBUG_PREEMPT))
+		WARN_ON_ONCE(!__this_cpu_read(sframe_cache_users));
 	rule = sframe_answer_rows(pc, &err, &marked);
 	/*
 	 * The usual answer: a rule of vmlinux's rows that no annotation
 	 * meets, after a call the inline checks know.  On the way nothing
-	 * is called, so no walk can nest in the fill (and the function
-	 * saves no registers); the rest is out of line.
+	 * is called (the function saves no registers); the rest is out of
+	 * line.  A walk can still nest here (an exception's, on arm64), as
+	 * a second user that does not write.
 	 */
 	if (likely(rule && !marked && sframe_arch_after_call_fast(pc + 1))) {
 		if (!sframe_cache_may_fill()) {
@@ -472,18 +480,20 @@ NOKPROBE_SYMBOL(sframe_kernel_answer_fill);
  * @max: room in @bad
  *
  * For tests: every entry of the current generation is looked up again.
- * Call with preemption disabled.
  *
  * Return: the number of entries whose answer differs.
  */
 unsigned int sframe_kernel_cache_check(struct sframe_cache_entry *bad,
 				       unsigned int max)
 {
-	unsigned int gen = atomic_read(&sframe_kernel_gen), n = 0;
 	struct sframe_cache_entry *c;
 	struct sframe_answer fresh;
 	unsigned long i, size;
+	unsigned int gen, n = 0;
 
+	/* No fill nested in the check changes the entries it reads. */
+	sframe_kernel_answers_begin();
+	gen = atomic_read(&sframe_kernel_gen);
 	/* The number of sets, then the sets (sframe_kernel_cache_set()) */
 	size = (smp_load_acquire(&sframe_cache.mask) + 1) * SFRAME_CACHE_WAYS;
 	c = this_cpu_ptr(READ_ONCE(sframe_cache.sets));
@@ -506,6 +516,7 @@ unsigned int sframe_kernel_cache_check(struct sframe_cache_entry *bad,
 		}
 		n++;
 	}
+	sframe_kernel_answers_end();
 	return n;
 }
 EXPORT_SYMBOL_GPL(sframe_kernel_cache_check);
@@ -531,12 +542,12 @@ int sframe_kernel_lookup(unsigned long pc, const struct sframe_annot **annot,
 	int err;
 
 	memset(rule, 0, sizeof(*rule));
-	preempt_disable_notrace();
+	sframe_kernel_answers_begin();
 	ans = sframe_kernel_answer(pc, &scratch);
 	sframe_rule_set_recovery(rule, ans->rule);
 	*annot = ans->annot;
 	err = ans->err;
-	preempt_enable_notrace();
+	sframe_kernel_answers_end();
 	return err;
 }
 EXPORT_SYMBOL_GPL(sframe_kernel_lookup);

@@ -516,8 +516,9 @@ sframe_uw_unlisted(struct sframe_unwind_state *state, unsigned long ra,
 }
 
 /*
- * sframe_unwind_next() with preemption disabled, on a walk that has not
- * ended: the PC's answer is used where it lies, in this CPU's lookup cache
+ * sframe_unwind_next() for a user of the lookup cache
+ * (sframe_kernel_answers_begin()), on a walk that has not ended: the PC's
+ * answer is used where it lies, in this CPU's lookup cache
  * (sframe_kernel_answer()).  Inlined into sframe_unwind_next() and into
  * the walk loop.
  */
@@ -607,9 +608,9 @@ bool sframe_unwind_next(struct sframe_unwind_state *state)
 
 	if (state->done || state->stopped)
 		return false;
-	preempt_disable_notrace();
+	sframe_kernel_answers_begin();
 	ret = sframe_uw_next(state);
-	preempt_enable_notrace();
+	sframe_kernel_answers_end();
 	return ret;
 }
 EXPORT_SYMBOL_GPL(sframe_unwind_next);
@@ -950,11 +951,12 @@ static inline bool sframe_uw_run_ok(struct sframe_unwind_state *state)
 #endif
 
 /*
- * The walk after its start: one preemption-disabled section, the step
- * inlined (callers of arch_stack_walk() may be atomic, so @consume_entry
- * never sleeps).  @step_first: state->pc was reported (or is not to be:
- * a walk of current that sframe_unwind_start() stopped in
- * sframe_stack_walk_state()), the walk goes on with its step.
+ * The walk after its start: one user of the lookup cache, preemption
+ * disabled (sframe_kernel_answers_begin()), the step inlined (callers of
+ * arch_stack_walk() may be atomic, so @consume_entry never sleeps).
+ * @step_first: state->pc was reported (or is not to be: a walk of current
+ * that sframe_unwind_start() stopped in sframe_stack_walk_state()), the
+ * walk goes on with its step.
  */
 static __always_inline int sframe_uw_walk(stack_trace_consume_fn consume_entry,
 					  void *cookie,
@@ -963,7 +965,7 @@ static __always_inline int sframe_uw_walk(stack_trace_consume_fn consume_entry,
 {
 	int ret = -EINVAL;
 
-	preempt_disable_notrace();
+	sframe_kernel_answers_begin();
 	if (step_first && !state->stopped && !state->done)
 		sframe_uw_next(state);
 	while (!state->stopped && !state->done) {
@@ -986,7 +988,7 @@ done:
 	if (state->done && state->reliable)
 		ret = 0;
 out:
-	preempt_enable_notrace();
+	sframe_kernel_answers_end();
 	return ret;
 }
 
@@ -1013,9 +1015,9 @@ sframe_uw_blocked_rest(stack_trace_consume_fn consume_entry, void *cookie,
 	sframe_uw_init(state, state->task);
 	state->nr_stacks = 0;
 	/* A PC that is not listed is checked with its answer (lookup cache). */
-	preempt_disable_notrace();
+	sframe_kernel_answers_begin();
 	sframe_uw_run_end(state, &r, ret);
-	preempt_enable_notrace();
+	sframe_kernel_answers_end();
 	if (ret == SFRAME_UW_RUN_DONE)
 		return 0;
 	if (ret == SFRAME_UW_RUN_STOP)

@@ -1011,8 +1011,7 @@ static void sfu_test_cache_size(struct kunit *test)
 {
 	unsigned long sets, share, pc = (unsigned long)sfu_test_cache_size;
 	const struct sframe_cache_entry *e;
-	const struct sframe_annot *a;
-	struct sframe_rule r;
+	struct sframe_answer scratch;
 	unsigned int cpus = num_possible_cpus();
 
 	KUNIT_ASSERT_TRUE(test, sframe_unwind_tables_wait());
@@ -1035,13 +1034,13 @@ static void sfu_test_cache_size(struct kunit *test)
 		KUNIT_EXPECT_GT(test, 2 * sets * SFRAME_CACHE_WAYS, share);
 	}
 
-	preempt_disable();
+	sframe_kernel_answers_begin();
 	sframe_kernel_cache_flush();
-	sframe_kernel_lookup(pc, &a, &r);
+	sframe_kernel_answer(pc, &scratch);
 	e = sframe_kernel_cache_set(pc);
 	KUNIT_EXPECT_TRUE(test,
 			  READ_ONCE(e[0].pc) == pc || READ_ONCE(e[1].pc) == pc);
-	preempt_enable();
+	sframe_kernel_answers_end();
 }
 
 static void sfu_test_cache(struct kunit *test)
@@ -1095,6 +1094,76 @@ static void sfu_test_cache(struct kunit *test)
 	KUNIT_EXPECT_GT(test, checked, 0U);
 }
 
+/* The number of @pc's set in the lookup cache */
+static unsigned long sfu_cache_set(unsigned long pc)
+{
+	unsigned long set;
+
+	preempt_disable();
+	set = sframe_kernel_cache_set(pc) -
+	      this_cpu_ptr(READ_ONCE(sframe_cache.sets));
+	preempt_enable();
+	return set / SFRAME_CACHE_WAYS;
+}
+
+/*
+ * A walk that starts in the middle of another on this CPU must leave the
+ * answers the other holds in the cache as they are: on arm64 with
+ * TRACE_IRQFLAGS, every exception taken from the kernel walks for
+ * return_address() before it counts as an interrupt, between any two
+ * instructions of a step.  Both entries of a set are held, and a nested
+ * user looks up a third PC of that set.
+ */
+static void sfu_test_cache_nested(struct kunit *test)
+{
+	unsigned long pcs[SFRAME_CACHE_WAYS + 1], start, size, pc;
+	const struct sframe_answer *held[SFRAME_CACHE_WAYS];
+	struct sframe_answer want[SFRAME_CACHE_WAYS], scratch;
+	const struct sframe_cache_entry *e;
+	unsigned int n = 0, cached, kept, gen, tries = 0;
+
+	/* The caches at their final size before a set is chosen */
+	KUNIT_ASSERT_TRUE(test, sframe_unwind_tables_wait());
+	KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol((unsigned long)sfu_test_cache,
+						    &start, &size));
+	pcs[n++] = start;
+	for (pc = start + 1; pc < start + size && n < ARRAY_SIZE(pcs); pc++)
+		if (sfu_cache_set(pc) == sfu_cache_set(start))
+			pcs[n++] = pc;
+	if (n < ARRAY_SIZE(pcs))
+		kunit_skip(test, "no %zu PCs of one cache set", ARRAY_SIZE(pcs));
+
+	/* Again if another CPU started a generation (text patched) meanwhile */
+	do {
+		cached = 0;
+		kept = 0;
+		sframe_kernel_answers_begin();
+		sframe_kernel_cache_flush();
+		gen = atomic_read(&sframe_kernel_gen);
+		for (n = 0; n < SFRAME_CACHE_WAYS; n++) {
+			held[n] = sframe_kernel_answer(pcs[n], &scratch);
+			want[n] = *held[n];
+			cached += held[n] != &scratch;
+		}
+		/* As an exception's walk would, between two steps of this one */
+		sframe_kernel_answers_begin();
+		sframe_kernel_answer(pcs[n], &scratch);
+		sframe_kernel_answers_end();
+		for (n = 0; n < SFRAME_CACHE_WAYS; n++) {
+			e = container_of(held[n], struct sframe_cache_entry, ans);
+			kept += held[n] != &scratch &&
+				READ_ONCE(e->pc) == pcs[n] &&
+				!memcmp(held[n], &want[n], sizeof(want[n]));
+		}
+		sframe_kernel_answers_end();
+	} while (atomic_read(&sframe_kernel_gen) != gen && ++tries < 10);
+
+	kunit_info(test, "%u of %u answers held in the cache kept over a nested lookup of %pS\n",
+		   kept, cached, (void *)pcs[SFRAME_CACHE_WAYS]);
+	KUNIT_EXPECT_EQ(test, cached, SFRAME_CACHE_WAYS);
+	KUNIT_EXPECT_EQ(test, kept, SFRAME_CACHE_WAYS);
+}
+
 #ifdef CONFIG_DYNAMIC_FTRACE
 /*
  * A walk nested in a cache fill (a tracer's callback on a function the fill
@@ -1124,10 +1193,10 @@ static notrace void sfu_reentry_cb(unsigned long ip, unsigned long parent_ip,
 	if (atomic_inc_return(&sfu_reentry_depth) == 1) {
 		atomic_inc(&sfu_reentry_hits);
 		stack_trace_save(entries, ARRAY_SIZE(entries), 0);
-		preempt_disable_notrace();
+		sframe_kernel_answers_begin();
 		ans = sframe_kernel_answer(READ_ONCE(sfu_reentry_pc), &scratch);
 		sfu_reentry_ans = *ans;
-		preempt_enable_notrace();
+		sframe_kernel_answers_end();
 	}
 	atomic_dec(&sfu_reentry_depth);
 }
@@ -1179,18 +1248,6 @@ static unsigned int sfu_reentry_fill(unsigned long pc1, unsigned long pc)
 	return sframe_kernel_cache_check(NULL, 0);
 }
 
-/* The number of @pc's set in the lookup cache */
-static unsigned long sfu_cache_set(unsigned long pc)
-{
-	unsigned long set;
-
-	preempt_disable();
-	set = sframe_kernel_cache_set(pc) -
-	      this_cpu_ptr(READ_ONCE(sframe_cache.sets));
-	preempt_enable();
-	return set / SFRAME_CACHE_WAYS;
-}
-
 static void sfu_test_cache_reentry(struct kunit *test)
 {
 	unsigned long pc1 = 0, pc2, start, size;
@@ -1236,9 +1293,9 @@ static bool sfu_answer_plain(unsigned long pc)
 	struct sframe_answer scratch;
 	bool plain;
 
-	preempt_disable();
+	sframe_kernel_answers_begin();
 	plain = sframe_kernel_answer(pc, &scratch)->plain;
-	preempt_enable();
+	sframe_kernel_answers_end();
 	return plain;
 }
 
@@ -1282,7 +1339,9 @@ static void sfu_test_cache_pc0(struct kunit *test)
 	ops = sfu_reentry_trace(test, "sframe_vmlinux_annot_search");
 	preempt_disable();
 	sframe_kernel_cache_flush();
+	sframe_kernel_answers_begin();
 	want = *sframe_kernel_answer(0, &scratch);
+	sframe_kernel_answers_end();
 	for (n = 0; n < SFRAME_CACHE_WAYS; n++)
 		sframe_kernel_lookup(pcs[n], &a, &r);
 	bad = sfu_reentry_fill(pc1, 0);
@@ -1343,16 +1402,16 @@ static void sfu_test_static_call(struct kunit *test)
 
 	/* This CPU's cache: filled while the site is a NOP, read after. */
 	migrate_disable();
-	preempt_disable();
+	sframe_kernel_answers_begin();
 	ans = sframe_kernel_answer(ra - 1, &scratch);
 	as_nop = ans->after_call;
-	preempt_enable();
+	sframe_kernel_answers_end();
 	static_call_update(sfu_sc, sfu_sc_target);
-	preempt_disable();
+	sframe_kernel_answers_begin();
 	ans = sframe_kernel_answer(ra - 1, &scratch);
 	as_call = ans->after_call;
 	bad = sframe_kernel_cache_check(NULL, 0);
-	preempt_enable();
+	sframe_kernel_answers_end();
 	migrate_enable();
 	static_call_update(sfu_sc, NULL);
 
@@ -1383,10 +1442,10 @@ static bool sfu_int3_after_call(u8 op, s32 disp)
 	memcpy(&sfu_int3_buf[4], &disp, sizeof(disp));
 	/* (vmlinux's data: the answer is cached, the bytes change) */
 	sframe_kernel_cache_flush();
-	preempt_disable();
+	sframe_kernel_answers_begin();
 	ans = sframe_kernel_answer(ra - 1, &scratch);
 	after = ans->after_call;
-	preempt_enable();
+	sframe_kernel_answers_end();
 	return after;
 }
 
@@ -1424,7 +1483,7 @@ static void sfu_ra_same(struct kunit *test, unsigned long ra, unsigned long ri,
 	bool ok, want;
 
 	r = sframe_ra_rule(ra, &a);
-	preempt_disable();
+	sframe_kernel_answers_begin();
 	sframe_kernel_cache_flush();
 	ans = sframe_kernel_answer(ra - 1, &scratch);
 	if (r) {
@@ -1444,7 +1503,7 @@ static void sfu_ra_same(struct kunit *test, unsigned long ra, unsigned long ri,
 		ok = !want;
 	}
 	if (ok || ++*bad > 3) {
-		preempt_enable();
+		sframe_kernel_answers_end();
 		return;
 	}
 	/* The first few that differ, with a second lookup for comparison. */
@@ -1452,7 +1511,7 @@ static void sfu_ra_same(struct kunit *test, unsigned long ra, unsigned long ri,
 	sframe_kernel_cache_flush();
 	ans = sframe_kernel_answer(ra - 1, &scratch);
 	scratch = *ans;
-	preempt_enable();
+	sframe_kernel_answers_end();
 	kunit_info(test, "%pS: table: %s; cache: error %d, %s annotation, after a call %d, plain %d, %s rule; again: error %d, %s annotation, after a call %d, plain %d, %s rule\n",
 		   (void *)ra, r ? "listed" : a ? "annotated" : "not listed",
 		   first.err, first.annot ? "an" : "no", first.after_call,
@@ -1538,6 +1597,7 @@ static struct kunit_case sframe_unwind_cases[] = {
 	KUNIT_CASE(sfu_test_idle_tasks),
 	KUNIT_CASE(sfu_test_cache_size),
 	KUNIT_CASE(sfu_test_cache),
+	KUNIT_CASE(sfu_test_cache_nested),
 #ifdef CONFIG_DYNAMIC_FTRACE
 	KUNIT_CASE(sfu_test_cache_reentry),
 	KUNIT_CASE(sfu_test_cache_pc0),

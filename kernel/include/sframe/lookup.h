@@ -103,6 +103,37 @@ struct sframe_cache {
 extern struct sframe_cache sframe_cache;
 DECLARE_PER_CPU(struct sframe_cache_entry [SFRAME_CACHE_WAYS],
 		sframe_cache_first);
+DECLARE_PER_CPU(unsigned int, sframe_cache_users);
+
+/**
+ * sframe_kernel_answers_begin() - start using this CPU's lookup cache
+ *
+ * Disables preemption and counts this user of the cache: between it and
+ * sframe_kernel_answers_end(), answers of sframe_kernel_answer() may be
+ * used where they lie.  Users nest: a walk can start in the middle of
+ * another on this CPU, in any context (a tracer's callback; on arm64 with
+ * TRACE_IRQFLAGS, return_address() at an exception's entry), and only
+ * the outermost may fill the cache: a nested fill could replace an answer
+ * the one it interrupted is using, or is writing.
+ */
+static __always_inline void sframe_kernel_answers_begin(void)
+{
+	preempt_disable_notrace();
+	/*
+	 * Not atomic: whatever nests in the increment (or the decrement)
+	 * undoes its own before this one goes on.
+	 */
+	__this_cpu_inc(sframe_cache_users);
+	barrier();
+}
+
+/* The end of sframe_kernel_answers_begin(): no answer is used after it. */
+static __always_inline void sframe_kernel_answers_end(void)
+{
+	barrier();
+	__this_cpu_dec(sframe_cache_users);
+	preempt_enable_notrace();
+}
 
 /* The first entry of @pc's set, in this CPU's cache. */
 static __always_inline struct sframe_cache_entry *
@@ -134,15 +165,17 @@ sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
  * The same answers as sframe_annot_find(), sframe_kernel_find() and
  * sframe_arch_after_call(), from this CPU's cache when @pc was asked
  * recently (inline: the common case of a walk is a few loads, and the
- * answer is used where it lies).  Call with preemption disabled, and use
- * the answer before enabling it again.
+ * answer is used where it lies).  Call between
+ * sframe_kernel_answers_begin() and sframe_kernel_answers_end(), and use
+ * the answer before the end.
  *
- * Only task context fills the cache: nothing else writes to this CPU's
- * cache while preemption is disabled, so an answer in it stays as it is
- * until then.  An interrupt, exception or NMI that lands during a fill
- * finds the entry empty (generation 0, whatever PC is asked, 0 too) and
- * looks up directly, into @scratch; it reads the cache but never writes
- * it.  Safe in any context.
+ * Only the outermost user of this CPU's cache fills it, in task context:
+ * nothing else writes to it until that user ends, so an answer in it
+ * stays as it is until then.  A walk nested in it (an interrupt's, an
+ * exception's, an NMI's, a tracer's) that lands during a fill finds the
+ * entry empty (generation 0, whatever PC is asked, 0 too) and looks up
+ * directly, into @scratch; it reads the cache but never writes it.  Safe
+ * in any context.
  *
  * Return: the answer: in this CPU's cache, or @scratch.
  */
