@@ -1116,7 +1116,7 @@ static unsigned long sfu_cache_set(unsigned long pc)
  */
 static void sfu_test_cache_nested(struct kunit *test)
 {
-	unsigned long pcs[SFRAME_CACHE_WAYS + 1], start, size, pc;
+	unsigned long pcs[SFRAME_CACHE_WAYS + 1], start, size, pc, set;
 	const struct sframe_answer *held[SFRAME_CACHE_WAYS];
 	struct sframe_answer want[SFRAME_CACHE_WAYS], scratch;
 	const struct sframe_cache_entry *e;
@@ -1127,8 +1127,9 @@ static void sfu_test_cache_nested(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, sframe_kunit_symbol((unsigned long)sfu_test_cache,
 						    &start, &size));
 	pcs[n++] = start;
+	set = sfu_cache_set(start);
 	for (pc = start + 1; pc < start + size && n < ARRAY_SIZE(pcs); pc++)
-		if (sfu_cache_set(pc) == sfu_cache_set(start))
+		if (sfu_cache_set(pc) == set)
 			pcs[n++] = pc;
 	if (n < ARRAY_SIZE(pcs))
 		kunit_skip(test, "no %zu PCs of one cache set", ARRAY_SIZE(pcs));
