@@ -912,8 +912,6 @@ enum sframe_user_step { SFU_NEXT, SFU_END, SFU_ERROR, SFU_STOP };
  * finds the entry empty (id 0, whatever PC it asks, 0 too) and looks up
  * directly, so it never sees a half-written entry.
  */
-#define SFRAME_USER_CACHE_BITS	8
-
 struct sframe_user_answer {
 	unsigned long pc;
 	u64 id;				/* 0: empty, or being filled */
@@ -930,7 +928,6 @@ static DEFINE_PER_CPU(unsigned int, sframe_user_nesting);
  * The answer cache keeps one entry per PC; a sampled PC (a leaf's) is any
  * instruction of a loop, and the rows of a loop are few.
  */
-#define SFRAME_USER_ROW_BITS	6
 #define SFRAME_USER_ROW_SHIFT	6
 
 struct sframe_user_row {
@@ -939,69 +936,175 @@ struct sframe_user_row {
 	struct sframe_rows_rule rule;
 };
 
-/* A CPU's caches */
+/*
+ * The caches' size, in units of four answers (two sets) and one row, the
+ * same for every CPU and a power of two: all CPUs together take one unit
+ * per %SFRAME_USER_UNIT_ROWS rows of vmlinux (about what the kernel's
+ * lookup caches take, 72 bytes per 256 rows), so that their memory
+ * follows the kernel's size and not the CPU count; each CPU at most
+ * %SFRAME_USER_CACHE_UNITS_MAX (256 answers, 64 rows), at least
+ * %SFRAME_USER_CACHE_UNITS_MIN (both caches then hash with one bit or
+ * more).
+ */
+#define SFRAME_USER_UNIT_ROWS	1024
+#define SFRAME_USER_UNIT_BYTES	(4 * sizeof(struct sframe_user_answer) + \
+				 sizeof(struct sframe_user_row))
+
+/* A CPU's caches, as a walk finds them (sframe_user_caches_here()) */
 struct sframe_user_caches {
-	struct sframe_user_answer answers[1 << SFRAME_USER_CACHE_BITS];
-	struct sframe_user_row rows[1 << SFRAME_USER_ROW_BITS];
+	struct sframe_user_answer *answers;	/* 2 << @set_bits */
+	struct sframe_user_row *rows;		/* 1 << @row_bits */
+	unsigned int set_bits, row_bits;
 };
 
 /*
  * NULL until the first process has a section: a kernel whose programs
- * have none keeps no memory for them.  Allocated zeroed (every entry
- * empty), published once (release), never freed.
+ * have none keeps no memory for them.  Each CPU's block holds its answers
+ * then its rows, %sframe_user_cache_units units, as the shape says (@rows:
+ * the offset of the rows).  Allocated zeroed (every entry empty) and its
+ * size and shape set, then published once (release), never freed.
  */
-static struct sframe_user_caches __percpu *sframe_user_caches;
+static void __percpu *sframe_user_cache_mem __read_mostly;
+static unsigned int sframe_user_cache_units __read_mostly;
+static struct {
+	unsigned long rows;
+	unsigned int set_bits, row_bits;
+} sframe_user_cache_shape __read_mostly;
 static DEFINE_MUTEX(sframe_user_caches_lock);
 
-/* Give every CPU its caches, if not done yet.  Sleeps; no lock held. */
+/**
+ * sframe_user_cache_units_for() - a CPU's share of the user caches
+ * @nrows: the rows of vmlinux (0: none)
+ * @cpus: the possible CPUs (at least 1)
+ *
+ * Return: the units of each CPU's caches (see %SFRAME_USER_UNIT_ROWS).
+ */
+unsigned int sframe_user_cache_units_for(u32 nrows, unsigned int cpus)
+{
+	unsigned long n = nrows / SFRAME_USER_UNIT_ROWS / cpus;
+
+	/* whole sets and hash bits for both caches (sframe_user_caches_here()) */
+	BUILD_BUG_ON(!is_power_of_2(SFRAME_USER_CACHE_UNITS_MIN) ||
+		     !is_power_of_2(SFRAME_USER_CACHE_UNITS_MAX) ||
+		     SFRAME_USER_CACHE_UNITS_MIN < 2);
+	BUILD_BUG_ON(SFRAME_USER_CACHE_UNITS_MAX * SFRAME_USER_UNIT_BYTES >
+		     PCPU_MIN_UNIT_SIZE);
+
+	if (n < SFRAME_USER_CACHE_UNITS_MIN)
+		return SFRAME_USER_CACHE_UNITS_MIN;
+	return min_t(unsigned long, rounddown_pow_of_two(n),
+		     SFRAME_USER_CACHE_UNITS_MAX);
+}
+
+/* The units of the caches, 0 until they are allocated */
+static unsigned int sframe_user_cache_units_allocated(void)
+{
+	/* Pairs with sframe_user_caches_alloc(): sized before published. */
+	return smp_load_acquire(&sframe_user_cache_mem) ?
+	       sframe_user_cache_units : 0;
+}
+
+/* The units the caches have, or will have once a process has a section */
+static unsigned int sframe_user_cache_units_now(void)
+{
+	unsigned int units = sframe_user_cache_units_allocated();
+	const struct sframe_rows *rows;
+
+	if (units)
+		return units;
+	rows = sframe_vmlinux_rows();
+	return sframe_user_cache_units_for(rows ? rows->nrows : 0,
+					   num_possible_cpus());
+}
+
+/*
+ * Give every CPU its caches, if not done yet.  Sleeps (waits for vmlinux's
+ * rows if they are still being built); no lock held.
+ */
 static void sframe_user_caches_alloc(void)
 {
-	struct sframe_user_caches __percpu *c;
+	void __percpu *mem;
+	unsigned int units;
 
-	if (READ_ONCE(sframe_user_caches))
+	if (READ_ONCE(sframe_user_cache_mem))
 		return;
+	sframe_vmlinux_rows_wait();
 	mutex_lock(&sframe_user_caches_lock);
-	if (!sframe_user_caches) {
-		c = alloc_percpu(struct sframe_user_caches);
-		if (!c)
+	if (!sframe_user_cache_mem) {
+		units = sframe_user_cache_units_now();
+		mem = __alloc_percpu(units * SFRAME_USER_UNIT_BYTES,
+				     __alignof__(struct sframe_user_answer));
+		if (!mem) {
 			pr_warn_once("no memory for the user answer caches: user lookups uncached\n");
-		else
-			/* Zeroed before: pairs with sframe_user_caches_here() */
-			smp_store_release(&sframe_user_caches, c);
+		} else {
+			sframe_user_cache_units = units;
+			sframe_user_cache_shape.rows =
+				4 * units * sizeof(struct sframe_user_answer);
+			sframe_user_cache_shape.set_bits =
+				sframe_user_cache_set_bits(units);
+			sframe_user_cache_shape.row_bits =
+				sframe_user_cache_row_bits(units);
+			/*
+			 * Zeroed and sized before: pairs with
+			 * sframe_user_caches_here() and
+			 * sframe_user_cache_units_now().
+			 */
+			smp_store_release(&sframe_user_cache_mem, mem);
+		}
 	}
 	mutex_unlock(&sframe_user_caches_lock);
 }
 
 /**
- * sframe_user_cache_bytes() - the memory of the user answer caches, per CPU
+ * sframe_user_cache_unit_bytes() - the memory of a unit of the user caches
+ *
+ * Return: the bytes of four answers and one row.
+ */
+size_t sframe_user_cache_unit_bytes(void)
+{
+	return SFRAME_USER_UNIT_BYTES;
+}
+
+/**
+ * sframe_user_cache_bytes() - the memory of the user caches, per CPU
  *
  * Return: the bytes they take per CPU once allocated (when a process first
- * has a section), for the unwinder's memory record.
+ * has a section, sized then by vmlinux's rows and the CPU count), for the
+ * unwinder's memory record.
  */
 size_t sframe_user_cache_bytes(void)
 {
-	return sizeof(struct sframe_user_caches);
+	return sframe_user_cache_units_now() * SFRAME_USER_UNIT_BYTES;
 }
 
 static bool sframe_user_cache_on = true;
 
-/* This CPU's caches, or NULL (none yet, or sframe.user_cache=0) */
-static __always_inline struct sframe_user_caches *sframe_user_caches_here(void)
+/*
+ * This CPU's caches into @c: false if there are none (none yet, or
+ * sframe.user_cache=0).
+ */
+static __always_inline bool sframe_user_caches_here(struct sframe_user_caches *c)
 {
-	struct sframe_user_caches __percpu *c;
+	void __percpu *mem;
 
 	if (!READ_ONCE(sframe_user_cache_on))
-		return NULL;
-	/* Pairs with sframe_user_caches_alloc(): zeroed before published. */
-	c = smp_load_acquire(&sframe_user_caches);
-	return c ? this_cpu_ptr(c) : NULL;
+		return false;
+	/* Pairs with sframe_user_caches_alloc(): zeroed, shaped, published. */
+	mem = smp_load_acquire(&sframe_user_cache_mem);
+	if (!mem)
+		return false;
+	c->answers = this_cpu_ptr(mem);
+	c->rows = (void *)c->answers + sframe_user_cache_shape.rows;
+	c->set_bits = sframe_user_cache_shape.set_bits;
+	c->row_bits = sframe_user_cache_shape.row_bits;
+	return true;
 }
 
 /* The first of the two entries of @pc's set. */
 static __always_inline struct sframe_user_answer *
 sframe_user_set_of(struct sframe_user_caches *c, unsigned long pc)
 {
-	return &c->answers[hash_long(pc, SFRAME_USER_CACHE_BITS - 1) * 2];
+	return &c->answers[hash_long(pc, c->set_bits) * 2];
 }
 
 /* The cached answer for @pc from table @id, or NULL. */
@@ -1020,8 +1123,7 @@ sframe_user_cache_get(struct sframe_user_caches *c, unsigned long pc, u64 id)
 static __always_inline struct sframe_user_row *
 sframe_user_row_of(struct sframe_user_caches *c, unsigned long pc)
 {
-	return &c->rows[hash_long(pc >> SFRAME_USER_ROW_SHIFT,
-				  SFRAME_USER_ROW_BITS)];
+	return &c->rows[hash_long(pc >> SFRAME_USER_ROW_SHIFT, c->row_bits)];
 }
 
 /* The cached row of table @id holding @pc, or NULL. */
@@ -1278,6 +1380,7 @@ bool sframe_user_callchain(struct perf_callchain_entry_ctx *entry,
 			   struct pt_regs *regs)
 {
 	struct sframe_user_stats *st;
+	struct sframe_user_caches caches;
 	struct sframe_user_frame f = {
 		.regs = {
 			.pc = instruction_pointer(regs),
@@ -1303,7 +1406,7 @@ bool sframe_user_callchain(struct perf_callchain_entry_ctx *entry,
 		return true;
 	/* One CPU's cache throughout; fills only in the outermost walk. */
 	preempt_disable_notrace();
-	f.caches = sframe_user_caches_here();
+	f.caches = sframe_user_caches_here(&caches) ? &caches : NULL;
 	/* Stack reads fail rather than fault (sframe_user_read()). */
 	pagefault_disable();
 	__this_cpu_inc(sframe_user_nesting);
@@ -1374,8 +1477,9 @@ static int sframe_user_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "cache_hits %llu\ncache_misses %llu\n", sum.cache_hits,
 		   sum.cache_misses);
 	/* 0 until a process has a section (sframe_user_caches_alloc()) */
-	seq_printf(m, "cache_bytes %zu\n", READ_ONCE(sframe_user_caches) ?
-		   sizeof(struct sframe_user_caches) * num_possible_cpus() : 0);
+	seq_printf(m, "cache_bytes %zu\n",
+		   sframe_user_cache_units_allocated() * SFRAME_USER_UNIT_BYTES *
+		   num_possible_cpus());
 	seq_printf(m, "lookup_budget %llu\nsample_budget %llu\nunsorted %llu\nrefused %llu\n",
 		   sum.lookup_budget, sum.sample_budget, sum.unsorted,
 		   sum.refused);

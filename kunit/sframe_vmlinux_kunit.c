@@ -8,7 +8,8 @@
  *    and fit their symbol;
  *  - text addresses sampled across the kernel resolve to the FDE of the
  *    function kallsyms names for them;
- *  - the text symbols without an FDE (assembly) are counted and listed.
+ *  - the text symbols without an FDE (assembly) are counted and listed;
+ *  - the user caches are sized by vmlinux's rows, not by the CPU count.
  *
  * Two toolchain artifacts are reported, bounded and listed, not failed:
  * the FDE of a __weak function overridden at link time stays in .sframe
@@ -23,6 +24,7 @@
 #include <asm/sections.h>
 #include <sframe/compat.h>
 #include <sframe/kernel.h>
+#include <sframe/user.h>
 #include "sframe_kunit.h"
 
 #define SFRAME_KUNIT_LIST_MAX	400
@@ -159,11 +161,70 @@ static void sframe_vmlinux_uncovered_functions(struct kunit *test)
 	KUNIT_EXPECT_LT(test, u.uncovered, u.symbols / 4);
 }
 
+#ifdef CONFIG_SFRAME_USER_UNWIND
+/*
+ * The user caches follow the kernel's size, not the CPU count: all CPUs
+ * together take one unit per 1024 rows of vmlinux, a CPU at least the
+ * smallest caches, and as large ones as that allows up to the largest,
+ * with hash bits that index inside them.  For this kernel, for the
+ * defconfigs' row counts and others, on 1 to 4096 CPUs.
+ */
+static void sframe_vmlinux_user_cache_size(struct kunit *test)
+{
+	static const u32 nrows_of[] = {
+		0, 1023, 3 * 1024, 5000, 82012, 161763, 464048, 526125,
+		4 << 20,
+	};
+	static const unsigned int cpus_of[] = {
+		1, 2, 3, 6, 8, 12, 96, 255, 256, 4096,
+	};
+	const struct sframe_rows *rows;
+	unsigned int i, j, units;
+
+	KUNIT_ASSERT_TRUE(test, sframe_vmlinux_rows_wait());
+	rows = sframe_vmlinux_rows();
+	units = sframe_user_cache_units_for(rows->nrows, num_possible_cpus());
+	kunit_info(test, "%u rows, %u CPUs: %zu bytes per CPU (%u units)\n",
+		   rows->nrows, num_possible_cpus(), sframe_user_cache_bytes(),
+		   units);
+	/* what the caches of this kernel take, or will take */
+	KUNIT_EXPECT_EQ(test, sframe_user_cache_bytes(),
+			units * sframe_user_cache_unit_bytes());
+	for (i = 0; i < ARRAY_SIZE(nrows_of); i++) {
+		for (j = 0; j < ARRAY_SIZE(cpus_of); j++) {
+			u32 all = nrows_of[i] / 1024;
+			unsigned int cpus = cpus_of[j];
+
+			units = sframe_user_cache_units_for(nrows_of[i], cpus);
+			KUNIT_EXPECT_TRUE(test, is_power_of_2(units));
+			KUNIT_EXPECT_GE(test, units, SFRAME_USER_CACHE_UNITS_MIN);
+			KUNIT_EXPECT_LE(test, units, SFRAME_USER_CACHE_UNITS_MAX);
+			/* in all, one unit per 1024 rows, or the smallest */
+			if (units > SFRAME_USER_CACHE_UNITS_MIN)
+				KUNIT_EXPECT_LE(test, units * cpus, all);
+			/* the largest that fits */
+			if (units < SFRAME_USER_CACHE_UNITS_MAX)
+				KUNIT_EXPECT_GT(test, 2 * units * cpus, all);
+			/* the hashes index four answers and a row a unit */
+			KUNIT_EXPECT_EQ(test,
+					2U << sframe_user_cache_set_bits(units),
+					4 * units);
+			KUNIT_EXPECT_EQ(test,
+					1U << sframe_user_cache_row_bits(units),
+					units);
+		}
+	}
+}
+#endif
+
 static struct kunit_case sframe_vmlinux_cases[] = {
 	KUNIT_CASE(sframe_vmlinux_validates),
 	KUNIT_CASE(sframe_vmlinux_fdes_match_kallsyms),
 	KUNIT_CASE(sframe_vmlinux_lookups),
 	KUNIT_CASE(sframe_vmlinux_uncovered_functions),
+#ifdef CONFIG_SFRAME_USER_UNWIND
+	KUNIT_CASE(sframe_vmlinux_user_cache_size),
+#endif
 	{}
 };
 

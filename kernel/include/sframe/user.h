@@ -11,6 +11,7 @@
 #ifndef _SFRAME_USER_H
 #define _SFRAME_USER_H
 
+#include <linux/log2.h>
 #include <linux/types.h>
 #include <sframe/format.h>		/* PT_GNU_SFRAME */
 
@@ -67,6 +68,29 @@ void sframe_user_mm_free(struct mm_struct *mm);
 bool sframe_user_callchain(struct perf_callchain_entry_ctx *entry,
 			   struct pt_regs *regs);
 size_t sframe_user_cache_bytes(void);
+
+/*
+ * The user caches of a CPU, in units of four answers and one row
+ * (sframe_user_cache_units_for(): by vmlinux's rows and the CPU count)
+ */
+#define SFRAME_USER_CACHE_UNITS_MIN	2
+#define SFRAME_USER_CACHE_UNITS_MAX	64
+unsigned int sframe_user_cache_units_for(u32 nrows, unsigned int cpus);
+size_t sframe_user_cache_unit_bytes(void);
+
+/*
+ * The hash bits of caches of @units units (a power of two, at least 2):
+ * 2 << set_bits answers in sets of two, 1 << row_bits rows
+ */
+static inline unsigned int sframe_user_cache_set_bits(unsigned int units)
+{
+	return ilog2(units) + 1;
+}
+
+static inline unsigned int sframe_user_cache_row_bits(unsigned int units)
+{
+	return ilog2(units);
+}
 
 #else
 
