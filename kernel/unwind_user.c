@@ -960,15 +960,14 @@ struct sframe_user_caches {
 /*
  * NULL until the first process has a section: a kernel whose programs
  * have none keeps no memory for them.  Each CPU's block holds its answers
- * then its rows, %sframe_user_cache_units units, as the shape says (@rows:
- * the offset of the rows).  Allocated zeroed (every entry empty) and its
- * size and shape set, then published once (release), never freed.
+ * then its rows, as the shape says (@units, @rows: the offset of the
+ * rows, the hash bits of both).  Allocated zeroed (every entry empty) and
+ * its shape set, then published once (release), never freed.
  */
 static void __percpu *sframe_user_cache_mem __read_mostly;
-static unsigned int sframe_user_cache_units __read_mostly;
 static struct {
 	unsigned long rows;
-	unsigned int set_bits, row_bits;
+	unsigned int units, set_bits, row_bits;
 } sframe_user_cache_shape __read_mostly;
 static DEFINE_MUTEX(sframe_user_caches_lock);
 
@@ -1001,7 +1000,7 @@ static unsigned int sframe_user_cache_units_allocated(void)
 {
 	/* Pairs with sframe_user_caches_alloc(): sized before published. */
 	return smp_load_acquire(&sframe_user_cache_mem) ?
-	       sframe_user_cache_units : 0;
+	       sframe_user_cache_shape.units : 0;
 }
 
 /* The units the caches have, or will have once a process has a section */
@@ -1037,7 +1036,7 @@ static void sframe_user_caches_alloc(void)
 		if (!mem) {
 			pr_warn_once("no memory for the user answer caches: user lookups uncached\n");
 		} else {
-			sframe_user_cache_units = units;
+			sframe_user_cache_shape.units = units;
 			sframe_user_cache_shape.rows =
 				4 * units * sizeof(struct sframe_user_answer);
 			sframe_user_cache_shape.set_bits =
@@ -1045,7 +1044,7 @@ static void sframe_user_caches_alloc(void)
 			sframe_user_cache_shape.row_bits =
 				sframe_user_cache_row_bits(units);
 			/*
-			 * Zeroed and sized before: pairs with
+			 * Zeroed and shaped before: pairs with
 			 * sframe_user_caches_here() and
 			 * sframe_user_cache_units_now().
 			 */
