@@ -10,13 +10,23 @@
 # x86_64 also ORC, switched at run time with sframe.reliable=arch):
 #   - the time of each patch and unpatch transition (from livepatch's own
 #     "starting"/"complete" messages);
+#   - the cross-CPU function calls (IPIs) received during each
+#     transition.  Rewriting a call site waits for every CPU three times
+#     (text_poke_bp()), and a 6.12 PREEMPT_DYNAMIC kernel rewrites many:
+#     every cond_resched() site when a transition starts, and when it
+#     ends, restoring the preemption model, every preempt_schedule*()
+#     site twice (sched_dynamic_klp_disable()).  With both vCPUs busy on
+#     one TCG thread each wait costs milliseconds, so there this count,
+#     not the stack checks, is what a transition's time says;
 #   - how many tasks the first stack check switched (livepatch reports
 #     the ones it could not switch, with dynamic debug);
 #   - reliable walks, and the unreliable ones by reason (debugfs
 #     sframe/reliable, our unwinder only).
-# Prints "livepatch-bench:" lines; judges nothing.
+# Prints "livepatch-bench:" lines; judges nothing.  Each backend runs
+# ROUNDS rounds, or fewer once its rounds have taken BUDGET seconds.
 
 ROUNDS=${1:-5}
+BUDGET=${2:-120}
 LP=/lib/modules/$(uname -r)/kernel/samples/livepatch/livepatch-sample.ko
 K=/sys/kernel/livepatch/livepatch_sample
 DDC=/sys/kernel/debug/dynamic_debug/control
@@ -59,9 +69,25 @@ cat /tmp/klpb.fifo >/dev/null & pids="$pids $!"
 exec 9>/tmp/klpb.fifo
 sleep 1
 
-# one_round: patch and unpatch once; the dmesg of the round in /tmp/klpb.log
+# ipis: the cross-CPU function calls received so far, on all CPUs
+# (x86_64 "CAL:", arm64 "IPI1:")
+ipis() {
+	awk '/Function call interrupts/ {
+		for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i
+	} END { print n + 0 }' /proc/interrupts
+}
+
+# uptime_s: whole seconds since boot
+uptime_s() {
+	read -r up _ </proc/uptime
+	echo "${up%.*}"
+}
+
+# one_round: patch and unpatch once; the dmesg of the round in
+# /tmp/klpb.log, the IPIs of each transition in $round_ipis
 one_round() {
 	dmesg -c >/dev/null
+	i0=$(ipis)
 	insmod $LP || return 1
 	if ! wait_until 60 sh -c "[ \"\$(cat $K/transition)\" = 0 ]"; then
 		# give up: reverse the transition and remove the patch
@@ -70,8 +96,10 @@ one_round() {
 		wait_until 60 sh -c "[ ! -e $K ]" && rmmod livepatch_sample
 		return 1
 	fi
+	i1=$(ipis)
 	echo 0 >$K/enabled
 	wait_until 60 sh -c "[ ! -e $K ]" || return 1
+	round_ipis="$((i1 - i0)) $(($(ipis) - i1))"
 	rmmod livepatch_sample
 	dmesg >/tmp/klpb.log
 	cat /tmp/klpb.log >>/tmp/klpb.all
@@ -99,30 +127,34 @@ round_numbers() {
 	}' /tmp/klpb.log
 }
 
-# bench BACKEND: ROUNDS rounds, one summary line
+# bench BACKEND: ROUNDS rounds (within BUDGET seconds), one summary line
 bench() {
 	[ -w $STATS ] && echo 0 >$STATS
 	: >/tmp/klpb.rounds
 	: >/tmp/klpb.all
 	r=0
+	t0=$(uptime_s)
 	while [ $r -lt "$ROUNDS" ]; do
 		tasks=$(ls -d /proc/[0-9]* | wc -l)
 		if ! one_round; then
 			echo "livepatch-bench: $1: round $r: the transition did not complete within 60 s (reversed)"
 			break
 		fi
-		echo "$(round_numbers "$tasks") $tasks" >>/tmp/klpb.rounds
+		echo "$(round_numbers "$tasks") $tasks $round_ipis" >>/tmp/klpb.rounds
 		r=$((r + 1))
+		[ $(($(uptime_s) - t0)) -lt "$BUDGET" ] || break
 	done
-	[ -s /tmp/klpb.rounds ] && awk -v b="$1" '
-	{ p[NR] = $1; u[NR] = $2; f += $3; t += $4 }
+	[ -s /tmp/klpb.rounds ] && awk -v b="$1" -v rounds="$ROUNDS" -v budget="$BUDGET" '
+	{ p[NR] = $1; u[NR] = $2; f += $3; t += $4; ip[NR] = $5; iu[NR] = $6 }
 	function med(a, n,   i, j, x) {
 		for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
 		return a[int((n + 1) / 2)]
 	}
 	END {
-		printf "livepatch-bench: %s: %d rounds: patch transition median %d ms (min %d, max %d), unpatch median %d ms; first stack check switched %d of %d tasks (%.0f%%)\n",
-			b, NR, med(p, NR), p[1], p[NR], med(u, NR), f, t, t ? 100 * f / t : 0
+		printf "livepatch-bench: %s: %d rounds%s: patch transition median %d ms (min %d, max %d), unpatch median %d ms; cross-CPU calls median %d (patch), %d (unpatch); first stack check switched %d of %d tasks (%.0f%%)\n",
+			b, NR, NR < rounds ? sprintf(" (of %d: %d s budget)", rounds, budget) : "",
+			med(p, NR), p[1], p[NR], med(u, NR), med(ip, NR), med(iu, NR),
+			f, t, t ? 100 * f / t : 0
 	}' /tmp/klpb.rounds
 	if [ "$1" = sframe ] && [ -r $STATS ]; then
 		echo "livepatch-bench: $1: reliable walks: $(sed -n 's/^walks: //p' $STATS), reliable $(sed -n 's/^reliable: //p' $STATS)$(sed -n 's/^unreliable: \(.*\)/; unreliable: \1/p' $STATS | tr -d '\n')"
