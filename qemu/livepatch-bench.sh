@@ -133,6 +133,7 @@ bench() {
 	: >/tmp/klpb.rounds
 	: >/tmp/klpb.all
 	r=0
+	over=0
 	t0=$(uptime_s)
 	while [ $r -lt "$ROUNDS" ]; do
 		tasks=$(ls -d /proc/[0-9]* | wc -l)
@@ -142,18 +143,23 @@ bench() {
 		fi
 		echo "$(round_numbers "$tasks") $tasks $round_ipis" >>/tmp/klpb.rounds
 		r=$((r + 1))
-		[ $(($(uptime_s) - t0)) -lt "$BUDGET" ] || break
+		if [ $(($(uptime_s) - t0)) -ge "$BUDGET" ]; then
+			over=1
+			break
+		fi
 	done
-	[ -s /tmp/klpb.rounds ] && awk -v b="$1" -v rounds="$ROUNDS" -v budget="$BUDGET" '
+	[ -s /tmp/klpb.rounds ] && awk -v b="$1" -v rounds="$ROUNDS" -v budget="$BUDGET" -v over=$over '
 	{ p[NR] = $1; u[NR] = $2; f += $3; t += $4; ip[NR] = $5; iu[NR] = $6 }
 	function med(a, n,   i, j, x) {
 		for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
 		return a[int((n + 1) / 2)]
 	}
 	END {
+		# (med() sorts: p[1] and p[NR] are then the min and max)
+		mp = med(p, NR)
 		printf "livepatch-bench: %s: %d rounds%s: patch transition median %d ms (min %d, max %d), unpatch median %d ms; cross-CPU calls median %d (patch), %d (unpatch); first stack check switched %d of %d tasks (%.0f%%)\n",
-			b, NR, NR < rounds ? sprintf(" (of %d: %d s budget)", rounds, budget) : "",
-			med(p, NR), p[1], p[NR], med(u, NR), med(ip, NR), med(iu, NR),
+			b, NR, over && NR < rounds ? sprintf(" (of %d: %d s budget)", rounds, budget) : "",
+			mp, p[1], p[NR], med(u, NR), med(ip, NR), med(iu, NR),
 			f, t, t ? 100 * f / t : 0
 	}' /tmp/klpb.rounds
 	if [ "$1" = sframe ] && [ -r $STATS ]; then
