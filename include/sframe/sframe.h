@@ -319,7 +319,9 @@ static inline void sframe_rule_set_recovery(struct sframe_rule *rule,
 /**
  * struct sframe_rows - a validated section decoded into a flat table
  * @sec: the section (for %SFRAME_ROWS_CORE rows)
- * @base: address of the first row
+ * @base: start of the text the rows describe: the lowest function start
+ *        below @limit (the first row starts there, unless a function
+ *        without size begins the text)
  * @end: end of the last function, at most @limit
  * @limit: rows describe the functions that start below it, up to it; a
  *         lookup at or above it is the core's: sframe_rows_rule_of() says
@@ -557,13 +559,14 @@ static __always_inline bool sframe_block_bounds(const u32 *first, u64 nblocks,
 static __always_inline u32 sframe_rows_lookup_id(const struct sframe_rows *rows,
 						 u64 pc)
 {
-	u32 off, key, first, lo, hi, n, half;
+	u32 off, key, first, hi, m, step, p;
+	const u16 *s;
 
 	if (pc < rows->base || pc >= rows->end || !rows->nrows)
 		return pc >= rows->limit ? SFRAME_ROWS_CORE : SFRAME_ROWS_GAP;
 	off = pc - rows->base;
 	if (!sframe_block_bounds(rows->block, rows->nblocks, rows->shift, off,
-				 &first, &hi) || !hi)
+				 &first, &hi))
 		return SFRAME_ROWS_GAP;
 	/*
 	 * Rows @first to @hi - 1 start in the block, above its beginning;
@@ -571,23 +574,39 @@ static __always_inline u32 sframe_rows_lookup_id(const struct sframe_rows *rows,
 	 * or below @off if its key is below @off's.
 	 */
 	key = off & ((1U << rows->shift) - 1);
-	lo = first ? first - 1 : 0;
-	n = hi - lo;
 	/*
-	 * The last row at or before @off: one of the @n rows from @lo.  Each
-	 * step keeps the rows from the middle one on if it starts at or
-	 * before @off, else at least those before it; no branch on the data.
-	 * It compares rows from @first on only.
+	 * No row starts at or before the block's beginning: the block lies
+	 * at or before the first row, which a function without size put
+	 * above the base.  Before row 0, no function lies; from it on, row
+	 * 0 is the one before the block's others.
 	 */
-	while (n > 1) {
-		half = n / 2;
-		lo = rows->start[lo + half] < key ? lo + half : lo;
-		n -= half;
+	if (unlikely(!first)) {
+		if (!hi || rows->start[0] >= key)
+			return SFRAME_ROWS_GAP;
+		first = 1;
 	}
-	/* Below the first row: a function without size began the range. */
-	if (lo >= first && rows->start[lo] >= key)
-		return SFRAME_ROWS_GAP;
-	return rows->id[lo];
+	/*
+	 * The last row at or before @off is s[@p], where @p counts the
+	 * block's @m rows s[1] to s[@m] that start at or before @off (a
+	 * prefix: rows ascend).  s[0], row @first - 1, is not compared.
+	 * @p is found a bit at a time from the largest power of two @step
+	 * not above @m: the first comparison leaves @step candidates, from
+	 * 0 or from @m - @step + 1 (the two ranges cover 0 to @m), and each
+	 * next one halves them.  One comparison and a conditional move per
+	 * bit, with no branch on the data.
+	 */
+	s = rows->start + first - 1;
+	m = hi - first;
+	p = 0;
+	if (m) {
+		step = 1U << (31 - __builtin_clz(m));
+		p = s[step] < key ? m - step + 1 : 0;
+		while (step > 1) {
+			step /= 2;
+			p = s[p + step] < key ? p + step : p;
+		}
+	}
+	return rows->id[first - 1 + p];
 }
 
 /*

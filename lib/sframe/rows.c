@@ -467,7 +467,7 @@ int sframe_rows_find(const struct sframe_rows *rows, u64 pc,
 	const struct sframe_rows_rule *r;
 	int err;
 
-	r = sframe_rows_rule_of(rows, pc, &err);
+	r = sframe_rows_lookup(rows, pc, &err, NULL);
 	if (!r)
 		return err > 0 ? sframe_find(rows->sec, pc, rule) : err;
 	sframe_rule_set_recovery(rule, r);

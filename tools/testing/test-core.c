@@ -25,6 +25,7 @@
 #include <sframe/sframe.h>
 #include "harness.h"
 #include "encode.h"
+#include "../lib/layout.h"
 #include "../lib/elf.h"
 
 struct exp_loc {
@@ -541,6 +542,29 @@ static int recovery_eq(const struct sframe_rule *a, const struct sframe_rule *b)
 }
 
 /*
+ * Room for the rows sframe_rows_size() sized; returns the hash scratch
+ * sframe_rows_build() needs.
+ */
+static uint16_t *rows_alloc(struct sframe_rows *rows, uint32_t nrows,
+			    uint32_t nblocks)
+{
+	rows->start = calloc(nrows, sizeof(*rows->start));
+	rows->id = calloc(nrows, sizeof(*rows->id));
+	rows->block = calloc(nblocks + 1, sizeof(*rows->block));
+	rows->rules = calloc(SFRAME_ROWS_MAX_RULES, sizeof(*rows->rules));
+	return calloc(SFRAME_ROWS_HASH_SLOTS, sizeof(uint16_t));
+}
+
+static void rows_free(struct sframe_rows *rows, uint16_t *hash)
+{
+	free(rows->start);
+	free(rows->id);
+	free(rows->block);
+	free(rows->rules);
+	free(hash);
+}
+
+/*
  * Decoded rows (sframe_rows_build()) give sframe_find()'s answer at every
  * PC of every function and around them (gaps, before the first, after
  * the last), on sorted sections, and on unsorted ones once indexed.  With
@@ -591,12 +615,8 @@ static void test_decoded_rows(struct fixture *fx, unsigned int shift,
 	T_CHECK(!err, "rows size: %s", sframe_errname(err));
 	if (err)
 		goto out;
-	rows.start = calloc(nrows, sizeof(*rows.start));
-	rows.id = calloc(nrows, sizeof(*rows.id));
-	rows.block = calloc(nblocks + 1, sizeof(*rows.block));
-	rows.rules = calloc(SFRAME_ROWS_MAX_RULES, sizeof(*rows.rules));
+	hash = rows_alloc(&rows, nrows, nblocks);
 	rows.func = calloc(sec.num_fdes + 1, sizeof(*rows.func));
-	hash = calloc(SFRAME_ROWS_HASH_SLOTS, sizeof(*hash));
 	err = sframe_rows_build(&sec, shift, limit, &rows, hash);
 	/* Overlapping functions (unlinked objects) cannot have rows. */
 	if (err == -SFRAME_E_INDEX && !(sec.flags & SFRAME_F_FDE_SORTED))
@@ -690,11 +710,7 @@ static void test_decoded_rows(struct fixture *fx, unsigned int shift,
 		fx->path, rows.nrows, core, rows.nrules, rows.nfuncs, n);
 out:
 	free(rows.func);
-	free(rows.start);
-	free(rows.id);
-	free(rows.block);
-	free(rows.rules);
-	free(hash);
+	rows_free(&rows, hash);
 	free(idx);
 	t_end();
 }
@@ -1241,6 +1257,82 @@ static void test_block_index(void)
 	}
 }
 
+/*
+ * Decoded rows where a function without size begins the text: its start
+ * is the rows' base, but no row starts there, so the block index gives
+ * blocks before the first row no row at or before their beginning.  At
+ * every address, rows and sframe_find() agree: no function below the
+ * first sized one's start, its rules from it on.
+ */
+static void test_rows_sizeless_first(void)
+{
+	static const int64_t sp8[] = { 8 }, sp16[] = { 16 }, sp24[] = { 24 };
+	const struct sframe_layout_hdr h = {
+		.flags = SFRAME_F_FDE_SORTED,
+		.abi = SFRAME_ABI_AMD64_ENDIAN_LITTLE,
+		.fixed_ra = -8,
+		.addr = 0x800,
+	};
+	const uint8_t fre = SFRAME_FRE_INFO(1, 1, SFRAME_FRE_WORD_1B, 0);
+	const uint64_t empty = 0x1000, func = 0x1108, size = 0x40;
+	struct sframe_layout l = { .version = SFRAME_VERSION_2 };
+	struct sframe_rows rows = { 0 };
+	struct sframe_section sec;
+	uint32_t nrows, nblocks;
+	uint64_t pc, gaps = 0;
+	uint16_t *hash;
+	size_t len;
+	uint8_t *buf;
+	int err;
+
+	t_begin("rows: a function without size begins the text");
+	sframe_layout_fde(&l, empty, 0, 1, SFRAME_FRE_TYPE_ADDR1, 0, 0);
+	sframe_layout_fre(&l, 0, 1, fre, sp8, 1, 1);
+	sframe_layout_fde(&l, func, size, 3, SFRAME_FRE_TYPE_ADDR1, 0, 0);
+	sframe_layout_fre(&l, 0, 1, fre, sp8, 1, 1);
+	sframe_layout_fre(&l, 4, 1, fre, sp16, 1, 1);
+	sframe_layout_fre(&l, 0x10, 1, fre, sp24, 1, 1);
+	err = sframe_layout_finish(&l, &h, &buf, &len);
+	T_CHECK(!err, "layout: %d", err);
+	if (err) {
+		t_end();
+		return;
+	}
+	err = sframe_open(&sec, buf, len, h.addr, 0);
+	if (!err)
+		err = sframe_validate(&sec, NULL, NULL);
+	/*
+	 * 16-byte blocks: the first row lies in the middle of block 16, and
+	 * the block has another row after it.
+	 */
+	if (!err)
+		err = sframe_rows_size(&sec, 4, SFRAME_ROWS_ALL, &nrows,
+				       &nblocks);
+	T_CHECK(!err, "section: %s", sframe_errname(err));
+	if (err)
+		goto out;
+	hash = rows_alloc(&rows, nrows, nblocks);
+	err = sframe_rows_build(&sec, 4, SFRAME_ROWS_ALL, &rows, hash);
+	T_CHECK(!err && rows.base == empty, "rows: %s, base %#" PRIx64,
+		sframe_errname(err), rows.base);
+	for (pc = empty - 1; !err && pc <= func + size; pc++) {
+		struct sframe_rule a, b;
+		int ea = sframe_find(&sec, pc, &a);
+		int eb = sframe_rows_find(&rows, pc, &b);
+
+		gaps += eb == -SFRAME_E_NO_FDE;
+		T_CHECK(ea == eb && (ea || recovery_eq(&a, &b)),
+			"pc %#" PRIx64 ": %s vs rows %s", pc,
+			sframe_errname(ea), sframe_errname(eb));
+	}
+	T_CHECK(gaps == func - empty + 2, "%" PRIu64 " addresses without a function",
+		gaps);
+	rows_free(&rows, hash);
+out:
+	free(buf);
+	t_end();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct encode_opts variants[] = {
@@ -1257,8 +1349,10 @@ int main(int argc, char **argv)
 	int i, malformed = 0;
 	unsigned int v;
 
-	if (argc < 2 || strcmp(argv[1], "--malformed"))
+	if (argc < 2 || strcmp(argv[1], "--malformed")) {
 		test_block_index();
+		test_rows_sizeless_first();
+	}
 	for (i = 1; i < argc; i++) {
 		struct fixture fx;
 		struct sframe_section sec;
