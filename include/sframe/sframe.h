@@ -550,6 +550,12 @@ static __always_inline bool sframe_block_bounds(const u32 *first, u64 nblocks,
 	return true;
 }
 
+/* The largest power of two not above @n; @n must not be 0. */
+static __always_inline u32 sframe_pow2_floor(u32 n)
+{
+	return 1U << (31 - __builtin_clz(n));
+}
+
 /*
  * sframe_rows_lookup()'s search: the id of the row covering @pc (with
  * %SFRAME_ROWS_MARK if marked); %SFRAME_ROWS_GAP where no function lies
@@ -599,7 +605,7 @@ static __always_inline u32 sframe_rows_lookup_id(const struct sframe_rows *rows,
 	m = hi - first;
 	p = 0;
 	if (m) {
-		step = 1U << (31 - __builtin_clz(m));
+		step = sframe_pow2_floor(m);
 		p = s[step] < key ? m - step + 1 : 0;
 		while (step > 1) {
 			step /= 2;

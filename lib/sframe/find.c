@@ -152,8 +152,7 @@ static __always_inline int sframe_bsearch(const struct sframe_section *sec,
 
 	sframe_key_init(sec, pc, &key);
 	if (len) {
-		/* The largest power of two not above len. */
-		step = 1U << (31 - __builtin_clz(len));
+		step = sframe_pow2_floor(len);
 		/* The answer is in [lo - 1, hi - step - 1] or above. */
 		a1 = base + (len - step + 1) * unit;
 		err = sframe_probe(sec, a1, stride, n, swap, pcrel, order,
