@@ -3,10 +3,12 @@
 #
 # Install what the host builds need (idempotent): compilers, the aarch64
 # cross toolchain, binutils-dev (libsframe 2.40, the v1 reference), clang
-# and its runtime for libFuzzer.
+# and its runtime for libFuzzer, valgrind (make bench-host counts
+# instructions with callgrind).
 set -euo pipefail
 pkgs=(gcc make binutils binutils-dev gcc-aarch64-linux-gnu
-      binutils-aarch64-linux-gnu libc6-dev-arm64-cross clang libclang-rt-14-dev)
+      binutils-aarch64-linux-gnu libc6-dev-arm64-cross clang libclang-rt-14-dev
+      valgrind)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
