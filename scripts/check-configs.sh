@@ -23,6 +23,7 @@ no-modules:MODULES=n
 no-tracing:FTRACE=n,FUNCTION_TRACER=n,FUNCTION_GRAPH_TRACER=n,KPROBES=n
 no-perf:PERF_EVENTS=n
 no-kunit:KUNIT=n
+kunit-module:KUNIT=m,SFRAME_UNWIND_KUNIT_TEST=n
 no-livepatch:LIVEPATCH=n
 no-stacktrace:STACKTRACE=n
 arch-unwinder:SFRAME_UNWINDER_ARCH=y
@@ -88,7 +89,12 @@ for arch in x86_64 arm64; do
 		# Our objects, then the patched files: one this configuration
 		# leaves out has no rule to make it (skipped).
 		ok=1
+		kmod=$OUT/sframe-unwind/kunit/sframe_module_kunit.o
+		rm -f "$kmod"
 		"${KMAKE[@]}" sframe-unwind/ >>"$log" 2>&1 || ok=
+		# the module test builds whether or not the built-in suites do
+		! grep -q '^CONFIG_SFRAME_UNWIND_KUNIT_MODULE_TEST=m' "$OUT/.config" ||
+			[ -e "$kmod" ] || { echo "error: no $kmod" >>"$log"; ok=; }
 		# every sframe_* symbol our objects use is defined by them: a
 		# file left out that another calls would fail vmlinux's link
 		undef=$(cd "$OUT" && comm -23 \
