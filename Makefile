@@ -4,7 +4,7 @@
 # fuzzer, benchmark) and the kernel harness (scripts/kernel.mk).
 # The kernel build itself uses the Kbuild/Kconfig files next to this one.
 #
-#   make tools        tools/sframe-dump, tools/sframe-verify
+#   make tools        tools/sframe-dump, tools/sframe-verify, tools/sframe-gen
 #   make check-host   host tests (ASan + UBSan), ends with "N passed, N failed"
 #   make fuzz         libFuzzer over validate + find + dump (FUZZ_SECONDS=600)
 #   make bench-host   lookups/s against libsframe 2.40 (a benchmark, not a test)

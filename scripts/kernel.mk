@@ -9,7 +9,8 @@
 #   make kunit [ARCH=...]             KUnit suites via kunit.py exec
 #   make qemu-test [ARCH=...]         boot + smoke checks
 #   make run [ARCH=...]               the tour: traces, a livepatch transition, benchmarks, user chains
-#   make lint                         checkpatch, sparse, kernel-doc
+#   make lint                         checkpatch, sparse, kernel-doc, shellcheck,
+#                                     reST, the series of both lines
 #   make check-defconfig [ARCH=...]   the arch's defconfig + our options:
 #                                     build, verify, boot, KUnit (slow)
 #   make check-gen [ARCH=...]         SFrame generated from CFI (sframe-gen)
@@ -19,7 +20,8 @@
 #                                     preempt checks: build, boot, KUnit
 #   make check-kasan [ARCH=...]       KASAN + lockdep: build, KUnit, boot tests
 #   make check-kcsan                  x86_64 with KCSAN: churn, user tests
-#   make check-configs                our objects in every Kconfig combination
+#   make check-configs                our objects in 11 Kconfig combinations
+#                                     (scripts/check-configs.sh), both arches
 #   make series [KVER=...]            the line's patch series as mails from
 #                                     you (git config), checked, in
 #                                     build/series-KVER/, and its
