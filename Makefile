@@ -9,7 +9,8 @@
 #   make fuzz         libFuzzer over validate + find + dump (FUZZ_SECONDS=600)
 #   make bench-host   lookups/s against libsframe 2.40 (a benchmark, not a test)
 #   make check        check-host + lint + kunit and qemu-test on both arches,
-#                     both kernel lines (DEEP=1: KASAN, KCSAN kernels, fuzzing)
+#                     both kernel lines (DEEP=1: KASAN, KCSAN kernels, fuzzing;
+#                     CHECK_BUDGET=S: those only while they fit in S seconds)
 #   make run          main job: boot QEMU and show the core on a live kernel
 #   make results      build/RESULTS.md: the numbers of the last runs
 
@@ -141,7 +142,7 @@ bench-host: deps-host $(HOST)/bench-sframe
 
 # Everything: host tests, both test kernels, lint, KUnit and boot tests.
 check:
-	@DEEP=$(DEEP) scripts/check.sh
+	@DEEP=$(DEEP) CHECK_BUDGET=$(CHECK_BUDGET) scripts/check.sh
 
 results:
 	@scripts/results.sh

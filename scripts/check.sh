@@ -13,7 +13,10 @@
 #   clang kernels are make check-clang (they do not fit CI's 90 minutes
 #   next to the debug kernels).  Guests that run on one TCG thread (6.12)
 #   take one core each: both arches' run together, and the fuzzer runs
-#   next to the KASAN guest.
+#   next to the KASAN guest.  CHECK_BUDGET=S (.ci/run sets CI's) runs
+#   each DEEP stage only if it is expected to end well within S seconds
+#   of the start; one that would not is skipped, saying so and which make
+#   target runs it.  No guest runs past S.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -23,9 +26,19 @@ case ${KVER:-all} in
 all)	KVERS="6.1 6.12" ;;
 *)	KVERS=$KVER ;;
 esac
+case ${CHECK_BUDGET:-0} in
+*[!0-9]*) echo "CHECK_BUDGET=$CHECK_BUDGET: a number of seconds" >&2; exit 2 ;;
+esac
 mkdir -p "$R" build/logs
 rm -f "$R"/*.txt build/*/results/*.txt
 start=$(date +%s)
+# CHECK_BUDGET: no guest runs past it (CHECK_DEADLINE, scripts/common.sh's
+# deadline_cap): a run that hangs or is slow ends with its results, not
+# cut off by CI with none
+if [ -n "${CHECK_BUDGET:-}" ]; then
+	CHECK_BUDGET=$(( 10#$CHECK_BUDGET ))
+	export CHECK_DEADLINE=$(( start + CHECK_BUDGET ))
+fi
 # shellcheck source=scripts/testlib.sh
 . scripts/testlib.sh
 STAGE_TAG=check
@@ -117,17 +130,66 @@ fuzz() {
 	stage "fuzz-${FUZZ_SECONDS:-300}s" make --no-print-directory -s fuzz \
 		FUZZ_SECONDS="${FUZZ_SECONDS:-300}"
 }
+
+# CHECK_BUDGET: the DEEP stages run in the order KASAN (the fuzzer
+# alongside), fuzzing, KCSAN, each only if what it is expected to take
+# ends PLAN_MARGIN seconds before the budget does (the expected times are
+# typical ones, not the worst).  With a warm ccache CI's run holds them
+# all, in about 70 minutes; with an empty one the kernel builds take 50
+# minutes more, and a run that kept every stage would be cut off at 90
+# minutes with no result at all.  A debug kernel's build is expected to
+# take what this run's build of the same line and arch took (KASAN's 1.3
+# times: it instruments every object), plus 30 s for its configuration,
+# which tells a cold ccache from a warm one; their tests take about what
+# they take on CI's machine (6.12 arm64 KASAN: KUnit 102 s, boot tests
+# 1,144 s with the fuzzer alongside; KCSAN: 316 s).
+PLAN_MARGIN=300
+KASAN_TEST_SECS=1300
+KCSAN_TEST_SECS=400
+FUZZ_EXTRA_SECS=60
+
+# fits NAME SECONDS TARGET: whether a DEEP stage expected to take SECONDS
+# fits in what is left of CHECK_BUDGET (always, without one); if not,
+# say so, with the make TARGET that runs it, and list it as skipped
+# above the final count
+fits() {
+	local left
+	[ -n "${CHECK_BUDGET:-}" ] || return 0
+	left=$(( CHECK_BUDGET - PLAN_MARGIN - ($(date +%s) - start) ))
+	[ "$2" -gt "$left" ] || return 0
+	[ "$left" -gt 0 ] || left=0
+	echo "[$STAGE_TAG] $1: skipped: needs about $2 s, $left s left of CHECK_BUDGET=$CHECK_BUDGET (run it: $3)"
+	echo "SKIP: stage $1 (about $2 s, $left s left of CHECK_BUDGET=$CHECK_BUDGET; run it: $3)" >>"$STAGE_FILE"
+	return 1
+}
+
+# build_secs LINE-ARCH PERCENT: a debug kernel's expected build time,
+# PERCENT of this run's build of LINE-ARCH (20 minutes without one)
+build_secs() {
+	local s=${STAGE_SECS[kernel-$1]:-}
+	if [ -n "$s" ]; then echo $(( s * $2 / 100 + 30 )); else echo 1200; fi
+}
+
 if [ -n "${DEEP:-}" ]; then
+	# (tests of KASAN kernels already built are still to run)
+	kasan_pending=0
 	for la in $DEEP_KASAN; do
 		kv=${la%-*} arch=${la#*-}
+		fits "kasan-$la" \
+			$(( $(build_secs "$la" 130) + kasan_pending + KASAN_TEST_SECS )) \
+			"make check-kasan KVER=$kv ARCH=$arch" || continue
 		if stage "kernel-$la-kasan" env KVER=$kv VARIANT=kasan scripts/build-kernel.sh $arch; then
 			stage "sframe-verify-$la-kasan" env KVER=$kv VARIANT=kasan scripts/verify-kernel.sh $arch
 			kasan_ok+=" $la"
+			kasan_pending=$(( kasan_pending + KASAN_TEST_SECS ))
 		fi
 	done
 	# The fuzzer takes one core: it runs next to a KASAN guest on one TCG
 	# thread (6.12), the others run after each other.
 	for la in ${kasan_ok:-}; do
+		# (a build that took longer than expected leaves less)
+		fits "kasan-tests-$la" "$KASAN_TEST_SECS" \
+			"make check-kasan KVER=${la%-*} ARCH=${la#*-}" || continue
 		if one_core_guests "${la%-*}" && [ -z "${fuzzing:-}" ]; then
 			echo "[$STAGE_TAG] kunit, qemu-test $la-kasan, fuzz: together ..."
 			together kasan_tests "$la"
@@ -138,10 +200,17 @@ if [ -n "${DEEP:-}" ]; then
 			kasan_tests "$la"
 		fi
 	done
-	[ -n "${fuzzing:-}" ] || fuzz
+	[ -n "${fuzzing:-}" ] ||
+		{ fits "fuzz-${FUZZ_SECONDS:-300}s" \
+			$(( ${FUZZ_SECONDS:-300} + FUZZ_EXTRA_SECS )) \
+			"make fuzz FUZZ_SECONDS=${FUZZ_SECONDS:-300}" &&
+		  fuzz; }
 	# KCSAN (x86_64): churn, the tracers and the user tests, with data
 	# races in our code reported (qemu/smoke.sh).
-	if stage "kernel-6.1-x86_64-kcsan" env KVER=6.1 VARIANT=kcsan scripts/build-kernel.sh x86_64; then
+	if fits kcsan-6.1-x86_64 \
+		$(( $(build_secs 6.1-x86_64 100) + KCSAN_TEST_SECS )) \
+		"make check-kcsan KVER=6.1" &&
+	   stage "kernel-6.1-x86_64-kcsan" env KVER=6.1 VARIANT=kcsan scripts/build-kernel.sh x86_64; then
 		# (it runs about 270 s: a hang must not take CI's budget)
 		stage "qemu-test-6.1-x86_64-kcsan" env KVER=6.1 VARIANT=kcsan \
 			TIMEOUT=900 \

@@ -54,6 +54,18 @@ arch_setup() {
 	mkdir -p "$LOGS" "$RESULTS"
 }
 
+# deadline_cap SECONDS: a guest's timeout, SECONDS, or what is left until
+# CHECK_DEADLINE (make check's CHECK_BUDGET ends then) if that is less (at
+# least a minute): a guest that hangs or is slow near the end of the
+# budget fails with its results, instead of running past CI's limit
+deadline_cap() {
+	local left
+	[ -n "${CHECK_DEADLINE:-}" ] || { echo "$1"; return; }
+	left=$(( CHECK_DEADLINE - $(date +%s) ))
+	[ "$left" -ge 60 ] || left=60
+	echo $(( left < $1 ? left : $1 ))
+}
+
 # tcg_thread: the TCG threading of this line's guests (qemu_cmd says why):
 # "single" (6.12: one host thread for all vCPUs, so one core each; make
 # check runs the two arches' guests together), or empty (QEMU's default).

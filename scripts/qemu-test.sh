@@ -6,7 +6,8 @@
 # scripts/summary.sh does not count); the console log goes to
 # build/logs/qemu-ARCH.log, the results are appended to
 # build/results/qemu-ARCH.txt. TIMEOUT=seconds (default 900, debug kernels
-# 1800, each plus the churn test's length).
+# 1800, each plus the churn test's length; no later than make check's
+# CHECK_BUDGET).
 # INTERACTIVE=1: console on the terminal and a shell after the smoke
 # checks (exit it to power off), then the console lines about sframe.
 set -euo pipefail
@@ -30,6 +31,7 @@ fi
 # TCG thread, runs about 700 s (KASAN about 1,250 s, as CI runs it)
 # besides churn.
 timeout=${TIMEOUT:-$(( $([ -n "${VARIANT:-}" ] && echo 1800 || echo 900) + churn ))}
+timeout=$(deadline_cap "$timeout")
 # The KASAN kernels save a stack at every page allocation (page_owner).
 [ "${VARIANT:-}" = kasan ] && owner=page_owner=on || owner=
 # rdshell: /init starts a shell (only when we have a terminal)

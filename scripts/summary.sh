@@ -6,7 +6,10 @@
 # (at most 40) are repeated just above that line, so that the tail of a
 # long log says what failed, each tagged with its kernel line, and so are
 # the counts per line (results of a line other than 6.1 live in
-# build/KVER/results/; host tests and lint are counted with 6.1).
+# build/KVER/results/; host tests and lint are counted with 6.1).  Stages
+# make check skipped for its time budget ("SKIP: stage" lines) are listed
+# above the counts: neither passed nor failed, but not silent (a test's
+# own SKIP lines stay in its result file).
 set -euo pipefail
 pass=0
 fail=0
@@ -36,6 +39,11 @@ if [ "$fail" -gt 0 ]; then
 		kv=$(kver_of "$f")
 		[ -f "$f" ] && grep -h '^FAIL:' "$f" | sed "s/^/[$kv] /" || true
 	done | head -n 40 | sed 's/^/  /'
+fi
+skipped=$(for f in "$@"; do [ ! -f "$f" ] || grep -h '^SKIP: stage ' "$f" || true; done)
+if [ -n "$skipped" ]; then
+	echo "skipped:"
+	sed 's/^SKIP: /  /' <<<"$skipped"
 fi
 if [ "${#lp[@]}" -gt 1 ]; then
 	for kv in $(printf '%s\n' "${!lp[@]}" | sort -V); do

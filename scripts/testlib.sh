@@ -21,7 +21,8 @@
 #                                 one with its time after, and a PASS or
 #                                 FAIL line "${STAGE_PREFIX}stage NAME" in
 #                                 $STAGE_FILE for the summary; returns
-#                                 COMMAND's success
+#                                 COMMAND's success and keeps its time
+#                                 in seconds in STAGE_SECS[NAME]
 #   together COMMAND...           run COMMAND in the background, its output
 #                                 held until all_done
 #   all_done                      wait for every together COMMAND and
@@ -62,16 +63,19 @@ expect() {
 	fi
 }
 
+declare -gA STAGE_SECS
 stage() {
-	local name=$1 t0
+	local name=$1 t0 rc=0
 	shift
 	t0=$(date +%s)
 	echo "[$STAGE_TAG] $name ..."
-	if "$@"; then
-		echo "[$STAGE_TAG] $name: done in $(( $(date +%s) - t0 )) s"
+	"$@" || rc=$?
+	STAGE_SECS[$name]=$(( $(date +%s) - t0 ))
+	if [ "$rc" = 0 ]; then
+		echo "[$STAGE_TAG] $name: done in ${STAGE_SECS[$name]} s"
 		echo "PASS: ${STAGE_PREFIX:-}stage $name" >>"$STAGE_FILE"
 	else
-		echo "[$STAGE_TAG] $name: FAILED after $(( $(date +%s) - t0 )) s"
+		echo "[$STAGE_TAG] $name: FAILED after ${STAGE_SECS[$name]} s"
 		echo "FAIL: ${STAGE_PREFIX:-}stage $name" >>"$STAGE_FILE"
 		return 1
 	fi
