@@ -250,4 +250,8 @@ else
 	fail "summary: each line's results tagged with its kernel line"
 	echo "$sum_out" >&2
 fi
+
+# 10. make check's time budget: which DEEP stages run, which are skipped
+#     and how, the cap on guests' timeouts.
+tools/testing/run-check-budget-tests.sh
 exit 0
