@@ -4,7 +4,7 @@
 # Boot build/kbuild-ARCH under QEMU (TCG) with the smoke initramfs and
 # print one PASS/FAIL line per check (and the SKIP lines, which
 # scripts/summary.sh does not count); the console log goes to
-# build/logs/qemu-ARCH.log, the results are appended to
+# build/logs/qemu-ARCH.log, the results are written to
 # build/results/qemu-ARCH.txt. TIMEOUT=seconds (default 900, debug kernels
 # 1800, each plus the churn test's length; no later than make check's
 # CHECK_BUDGET).
