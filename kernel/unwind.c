@@ -830,6 +830,7 @@ static __always_inline int sframe_uw_run_regs(struct sframe_uw_run *r,
 		 */
 		.slot = READ_ONCE(sframe_vmlinux_ra.slot),
 		.base = sframe_vmlinux_ra.base,
+		.size = sframe_vmlinux_ra.size,
 		.buckets = sframe_vmlinux_ra.buckets,
 	};
 	const struct sframe_rows_rule *rule;

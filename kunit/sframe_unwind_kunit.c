@@ -1545,9 +1545,35 @@ static bool sfu_ra_rec_same(u64 e, unsigned long ra)
 }
 #endif
 
+#ifdef SFRAME_ARCH_CALL_SIZE
+/*
+ * Nothing outside vmlinux's text is listed: not the address whose key is
+ * an empty slot's (SFRAME_RA_EMPTY, 64 MiB - 4 past _stext, where module
+ * or BPF text may lie), which a table of empty slots alone would match on
+ * its key; not the first address past the text, nor one before it.
+ */
+static void sfu_ra_outside(struct kunit *test)
+{
+	const struct sframe_ra_table *t = &sframe_vmlinux_ra;
+	const unsigned long empty_ra = t->base +
+		((unsigned long)SFRAME_RA_EMPTY << SFRAME_RA_KEY_SHIFT);
+	u64 empty[SFRAME_RA_WAYS] = { SFRAME_RA_EMPTY, SFRAME_RA_EMPTY };
+	struct sframe_ra_table e = *t;
+
+	e.slot = empty;
+	e.buckets = 1;
+	KUNIT_EXPECT_EQ(test, sframe_ra_entry(&e, empty, empty_ra), 0ULL);
+	KUNIT_EXPECT_EQ(test, sframe_ra_entry(t, t->slot, empty_ra), 0ULL);
+	KUNIT_EXPECT_EQ(test, sframe_ra_entry(t, t->slot, t->base + t->size), 0ULL);
+	KUNIT_EXPECT_EQ(test, sframe_ra_entry(t, t->slot,
+					      t->base - SFRAME_ARCH_CALL_SIZE), 0ULL);
+}
+#endif
+
 /*
  * arm64: vmlinux's return-site table gives the lookup cache's answers, at
- * every listed site and at every 7th instruction of vmlinux's text.
+ * every listed site and at every 7th instruction of vmlinux's text, and
+ * lists nothing outside it.
  */
 static void sfu_test_ra_table(struct kunit *test)
 {
@@ -1577,6 +1603,7 @@ static void sfu_test_ra_table(struct kunit *test)
 		checked++;
 		sfu_ra_same(test, t->base + off, ri, ri_size, &bad);
 	}
+	sfu_ra_outside(test);
 	kunit_info(test, "%lu listed return sites (%lu by their frame record), %lu other addresses checked\n",
 		   listed, rec, checked);
 	KUNIT_EXPECT_GT(test, listed, 1000UL);

@@ -321,12 +321,14 @@ static __always_inline u64 sframe_ra_entry(const struct sframe_ra_table *t,
 	u32 h;
 
 	/*
-	 * An address past the text matches no key (each lies below
-	 * @t->size) while @off shifted to where a slot's key lies loses no
-	 * bits: a misaligned @ra keeps bits there that no slot has.  No key
-	 * is SFRAME_RA_EMPTY (@t->size is below it).
+	 * Only vmlinux's text is listed.  Any other address must not reach
+	 * the compare: the one whose key is SFRAME_RA_EMPTY (64 MiB - 4
+	 * past _stext, where a module or BPF program may lie) would match
+	 * an empty slot.  Within the text (@t->size is below that address),
+	 * @off shifted to where a slot's key lies loses no bits: a
+	 * misaligned @ra keeps bits there that no slot has.
 	 */
-	if (off >> (SFRAME_RA_KEY_BITS + SFRAME_RA_KEY_SHIFT))
+	if (off >= t->size)
 		return 0;
 	key = off << (64 - SFRAME_RA_KEY_BITS - SFRAME_RA_KEY_SHIFT);
 	h = sframe_ra_hash1(off);
