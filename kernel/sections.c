@@ -292,16 +292,25 @@ int sframe_table_init(struct sframe_section *sec, u32 **index,
 		if (err)
 			return err;
 	}
-	err = sframe_index_size(sec, shift, &nwords);
-	if (err)
-		return err;
 	/*
-	 * The index has a word per 256 bytes of the text between the lowest
-	 * and highest FDE: a module's init text far from its core text would
-	 * make it large.  Small sections are fast enough without.
+	 * The index has a word per block of the text between the lowest
+	 * and highest FDE.  An object linked into a module often has both
+	 * core and init functions, which the loader places in allocations
+	 * of their own, apart: its text spans more blocks than it has
+	 * functions.  Larger blocks keep the index in proportion to the
+	 * FDEs; a lookup then binary-searches the FDEs of a larger block,
+	 * still a logarithmic number of them.  An unindexed module part
+	 * would be scanned FDE by FDE at every lookup, and its rows (which
+	 * need the sorted order the index holds) could not be built.
 	 */
-	if (module && nwords > 64 + 8 * sec->num_fdes)
-		return 0;
+	for (;;) {
+		err = sframe_index_size(sec, shift, &nwords);
+		if (err)
+			return err;
+		if (!module || nwords <= 64 + 8 * sec->num_fdes || shift == 32)
+			break;
+		shift++;
+	}
 	*index = kvmalloc_array(nwords, sizeof(u32), GFP_KERNEL);
 	if (!*index)
 		return -SFRAME_E_INDEX;

@@ -19,6 +19,8 @@
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/sched/task_stack.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
 #include <linux/umh.h>
 #ifdef CONFIG_ARM64
 #include <asm/insn.h>
@@ -126,7 +128,9 @@ static void sframe_module_registered(struct kunit *test)
 		fdes += sec->num_fdes;
 		kunit_info(test, "module part %u: SFrame v%u, %u FDEs, %u FREs, %s\n",
 			   i, sec->version, sec->num_fdes, sec->num_fres,
-			   sec->blocks ? "indexed" : "unindexed (small)");
+			   sec->blocks ? "indexed" : "unindexed");
+		/* Every part, whatever text lies between its functions. */
+		KUNIT_EXPECT_NOT_NULL_MSG(test, sec->blocks, "part %u", i);
 	}
 	KUNIT_ASSERT_GT_MSG(test, i, 0U, "module .sframe not registered");
 	KUNIT_EXPECT_GT(test, fdes, 3U);
@@ -816,8 +820,79 @@ static void sframe_module_vmlinux_func_start(struct kunit *test)
 	}
 }
 
+/* Store @v in the @n bytes at @p, little-endian (both test arches). */
+static void sfm_put(u8 *p, u64 v, unsigned int n)
+{
+	while (n--) {
+		*p++ = v;
+		v >>= 8;
+	}
+}
+
+/*
+ * An object linked into a module with core and init functions spans the
+ * text between the loader's allocations, far more of it than it has
+ * functions: its part is indexed all the same, in larger blocks (left
+ * unindexed, it would be scanned FDE by FDE at every lookup and could
+ * get no rows).  Two one-row functions 4 MiB apart, in a section laid
+ * out as gas writes it for the running arch and opened as the loader
+ * leaves it.
+ */
+static void sframe_module_part_span(struct kunit *test)
+{
+	enum { FDES = SFRAME_HDR_SIZE, FRES = FDES + 2 * SFRAME_V2_FDE_SIZE,
+	       FRE_SIZE = 3, SIZE = FRES + 2 * FRE_SIZE };
+	static const u64 func[2] = { 0x1000, 0x1000 + SZ_4M };
+	const bool arm64 = IS_ENABLED(CONFIG_ARM64);
+	struct sframe_section sec;
+	struct sframe_fde fde;
+	unsigned long addr;
+	u32 *index;
+	u8 *buf, *f;
+	int i, err;
+
+	buf = kunit_kzalloc(test, SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	addr = (unsigned long)buf;
+	sfm_put(buf + SFRAME_HDR_MAGIC, SFRAME_MAGIC, 2);
+	buf[SFRAME_HDR_VERSION] = SFRAME_VERSION_2;
+	buf[SFRAME_HDR_FLAGS] = SFRAME_F_FDE_FUNC_START_PCREL;
+	buf[SFRAME_HDR_ABI] = arm64 ? SFRAME_ABI_AARCH64_ENDIAN_LITTLE :
+				      SFRAME_ABI_AMD64_ENDIAN_LITTLE;
+	buf[SFRAME_HDR_FIXED_RA] = arm64 ? 0 : (u8)-8;
+	sfm_put(buf + SFRAME_HDR_NUM_FDES, 2, 4);
+	sfm_put(buf + SFRAME_HDR_NUM_FRES, 2, 4);
+	sfm_put(buf + SFRAME_HDR_FRE_LEN, 2 * FRE_SIZE, 4);
+	sfm_put(buf + SFRAME_HDR_FREOFF, 2 * SFRAME_V2_FDE_SIZE, 4);
+	for (i = 0; i < 2; i++) {
+		f = buf + FDES + i * SFRAME_V2_FDE_SIZE;
+		/* PC-relative: from the start field's own address */
+		sfm_put(f + SFRAME_V1_FDE_START, func[i] - (f - buf), 4);
+		sfm_put(f + SFRAME_V1_FDE_FUNC_SIZE, 16, 4);
+		sfm_put(f + SFRAME_V1_FDE_FRE_OFF, i * FRE_SIZE, 4);
+		sfm_put(f + SFRAME_V1_FDE_NUM_FRES, 1, 4);
+		f[SFRAME_V1_FDE_INFO] =
+			SFRAME_FUNC_INFO(SFRAME_FRE_TYPE_ADDR1, 0, 0);
+		/* at offset 0: CFA = SP (+8 on x86_64) */
+		f = buf + FRES + i * FRE_SIZE;
+		f[1] = SFRAME_FRE_INFO(1, 1, SFRAME_FRE_WORD_1B, 0);
+		f[2] = arm64 ? 0 : 8;
+	}
+	err = sframe_table_init(&sec, &index, buf, SIZE, addr, true, true);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "%s", sframe_errname(err));
+	KUNIT_EXPECT_NOT_NULL(test, index);
+	KUNIT_EXPECT_NOT_NULL(test, sec.blocks);
+	for (i = 0; i < 2; i++) {
+		err = sframe_find_fde(&sec, addr + func[i] + 8, &fde);
+		KUNIT_EXPECT_EQ_MSG(test, err, 0, "%s", sframe_errname(err));
+		KUNIT_EXPECT_EQ(test, fde.start, addr + func[i]);
+	}
+	kvfree(index);
+}
+
 static struct kunit_case sframe_module_cases[] = {
 	KUNIT_CASE(sframe_module_registered),
+	KUNIT_CASE(sframe_module_part_span),
 	KUNIT_CASE(sframe_module_vmlinux_func_start),
 	KUNIT_CASE(sframe_module_fdes_match_kallsyms),
 	KUNIT_CASE(sframe_module_lookups),
