@@ -971,7 +971,9 @@ EXPORT_SYMBOL_GPL(sframe_annot_find);
  *     linked into it, in link order (see sframe_open_part())
  *
  * Call while holding a reference to @mod (or from @mod itself); the
- * section stays valid until @mod is freed.
+ * section stays valid until @mod is freed, or until the check after the
+ * load (sframe_module_check_fn()) rejects the module's .sframe and frees
+ * it: for tests, of modules whose .sframe that check passes.
  *
  * Return: the registered section, or NULL if @mod has no registered
  * .sframe or fewer than @i + 1 sections.
