@@ -1271,7 +1271,13 @@ perf_tool_tests() {
 # FDE: all its rows scanned on every lookup). Unbounded, one such lookup
 # costs milliseconds, a sample seconds of interrupt time. Each forged
 # shape must keep >= 50% of real's loop throughput: the kernel bounds the
-# work of a lookup and of a sample whatever a section holds. With each:
+# work of a lookup and of a sample whatever a section holds.  On a KCSAN
+# or KASAN kernel the goal is 25%: every kernel memory access there costs
+# several times what it costs in production while the program's loop runs
+# at full speed, so a bounded walk takes a larger share (recover's second
+# half, 100 uncached lookups per sample in an anonymous section: 37-40%
+# under KCSAN); an unbounded one still takes ~all of it (a sample costs
+# seconds). With each:
 # samples, the kernel's walk time per sample and the walks its budgets
 # stopped (debugfs sframe/user, reset before each run). recover: the
 # unsorted section for 1.5 s, then rewritten in place into a good one: the
@@ -1302,9 +1308,10 @@ uc_measured() {
 	[ "$uc_rc" = 0 ] && [ -n "$uc_rate" ] && [ -n "$uc_real" ]
 }
 
-# uc_kept: the last run kept >= 50% of real's loop throughput
+# uc_kept: the last run kept >= uc_goal % of real's loop throughput
 uc_kept() {
-	uc_measured && awk -v r="$uc_rate" -v b="$uc_real" 'BEGIN { exit !(2 * r >= b) }'
+	uc_measured && awk -v r="$uc_rate" -v b="$uc_real" -v g="$uc_goal" \
+		'BEGIN { exit !(100 * r >= g * b) }'
 }
 
 # uc_pct: the last run's rate in % of real's
@@ -1322,6 +1329,10 @@ user_costly_tests() {
 	uc_ev="-e cpu-clock:u -g"
 	[ "$(uname -m)" = aarch64 ] && uc_ev="-e cpu-clock/call-graph=fp/u"
 	uc_real=
+	uc_goal=50 uc_why=
+	if grep -qE ' (kasan_report|__tsan_read4)$' /proc/kallsyms; then
+		uc_goal=25 uc_why=" on a sanitizer kernel"
+	fi
 	mark "user costly"
 	for uc_shape in real unsorted rows v3 pcmask recover; do
 		uc_run $uc_shape
@@ -1345,9 +1356,9 @@ user_costly_tests() {
 			uc_pct=$(uc_pct)
 			if [ $uc_shape = recover ]; then
 				uc_rep=$(sed -n 's/^sframe-costly: recover: repaired: //p' /tmp/costly.out)
-				echo "$uc_v: user costly: recover: a refused section rewritten in place is read again (after the repair: ${uc_rep:-no numbers}; goal >= 50 SFrame frames per sample), $uc_pct% of real's loop throughput (goal >= 50%$uc_again)"
+				echo "$uc_v: user costly: recover: a refused section rewritten in place is read again (after the repair: ${uc_rep:-no numbers}; goal >= 50 SFrame frames per sample), $uc_pct% of real's loop throughput (goal >= $uc_goal%$uc_why$uc_again)"
 			else
-				echo "$uc_v: user costly: $uc_shape keeps $uc_pct% of real's loop throughput (goal >= 50%$uc_again; $uc_k)"
+				echo "$uc_v: user costly: $uc_shape keeps $uc_pct% of real's loop throughput (goal >= $uc_goal%$uc_why$uc_again; $uc_k)"
 			fi
 		fi
 		[ $uc_v = PASS ] || { echo "    perf record exit $uc_rc"
