@@ -257,6 +257,15 @@ static DEFINE_MUTEX(sframe_modules_lock);
 static u64 sframe_module_load_ns;
 static u64 sframe_module_check_ns;
 
+/*
+ * The memory of a section's lookup index: a function of its own, which
+ * the module KUnit suite redirects to see a failed allocation refused.
+ */
+static noinline u32 *sframe_index_alloc(u32 nwords)
+{
+	return kvmalloc_array(nwords, sizeof(u32), GFP_KERNEL);
+}
+
 /**
  * sframe_table_init() - open, validate and index a section of the kernel
  * @sec: section descriptor to fill
@@ -270,8 +279,9 @@ static u64 sframe_module_check_ns;
  *            validates it before any reliable walk depends on it (opened,
  *            a section keeps every lookup in bounds, see sframe_open())
  *
- * Return: 0, or a negative SFRAME_E_* code (or -SFRAME_E_INDEX when the
- * index cannot be allocated: the section is then usable unindexed).
+ * Return: 0, or a negative SFRAME_E_* code: -SFRAME_E_INDEX when the
+ * index of a sorted section cannot be allocated (the section is then
+ * usable unindexed), -SFRAME_E_COST when that of an unsorted one cannot.
  */
 int sframe_table_init(struct sframe_section *sec, u32 **index,
 		      const void *data, size_t size, unsigned long addr,
@@ -305,15 +315,22 @@ int sframe_table_init(struct sframe_section *sec, u32 **index,
 	 */
 	for (;;) {
 		err = sframe_index_size(sec, shift, &nwords);
-		if (err)
-			return err;
-		if (!module || nwords <= 64 + 8 * sec->num_fdes || shift == 32)
+		if (!module || shift == 32 ||
+		    (!err && nwords <= 64 + 8 * sec->num_fdes))
 			break;
 		shift++;
 	}
-	*index = kvmalloc_array(nwords, sizeof(u32), GFP_KERNEL);
+	if (err)
+		return err;
+	*index = sframe_index_alloc(nwords);
+	/*
+	 * Without an index a sorted section is binary-searched; an unsorted
+	 * one would be scanned FDE by FDE at every lookup, in NMI context
+	 * too, at a cost only the section bounds: refused.
+	 */
 	if (!*index)
-		return -SFRAME_E_INDEX;
+		return sec->flags & SFRAME_F_FDE_SORTED ? -SFRAME_E_INDEX :
+							  -SFRAME_E_COST;
 	err = sframe_index_build(sec, shift, *index, nwords);
 	if (err) {
 		kvfree(*index);
@@ -741,8 +758,9 @@ static int __init sframe_vmlinux_init(void)
 				__start_sframe, size,
 				(unsigned long)__start_sframe, false,
 				!SFRAME_CHECKED_BY_BUILD);
-	/* Without index memory the section is still valid, only slower. */
-	if (err == -SFRAME_E_INDEX) {
+	/* Sorted, without index memory, it is still valid, only slower. */
+	if (err == -SFRAME_E_INDEX &&
+	    (sframe_vmlinux.flags & SFRAME_F_FDE_SORTED)) {
 		pr_warn("vmlinux: no memory for the lookup index: lookups unindexed\n");
 		err = 0;
 	}
@@ -1294,8 +1312,8 @@ static int sframe_module_parts_init(struct module *mod,
 			err = sframe_table_init(&p->sec, &p->index, data + off,
 						next - off, s->sh_addr + off,
 						true, false);
-		/* Without index memory the section is still valid, only slower. */
-		if (!err || err == -SFRAME_E_INDEX)
+		/* (relocated, it is not sorted: unindexed, it is refused) */
+		if (!err)
 			err = sframe_module_check_starts(mod, p);
 		if (err)
 			return err;

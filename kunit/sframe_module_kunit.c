@@ -12,6 +12,7 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/fs.h>
+#include <linux/ftrace.h>
 #include <linux/irqflags.h>
 #include <linux/kernel.h>
 #include <linux/jiffies.h>
@@ -829,34 +830,28 @@ static void sfm_put(u8 *p, u64 v, unsigned int n)
 	}
 }
 
+/* sfm_span_section()'s two functions, 4 MiB apart, from the section */
+static const u64 sfm_span_func[2] = { 0x1000, 0x1000 + SZ_4M };
+
 /*
- * An object linked into a module with core and init functions spans the
- * text between the loader's allocations, far more of it than it has
- * functions: its part is indexed all the same, in larger blocks (left
- * unindexed, it would be scanned FDE by FDE at every lookup and could
- * get no rows).  Two one-row functions 4 MiB apart, in a section laid
- * out as gas writes it for the running arch and opened as the loader
- * leaves it.
+ * A section of two one-row functions (sfm_span_func), laid out as gas
+ * writes it for the running arch, PC-relative starts relocated as the
+ * loader leaves them; flagged sorted with @sorted.  *@size: its size.
  */
-static void sframe_module_part_span(struct kunit *test)
+static u8 *sfm_span_section(struct kunit *test, bool sorted, size_t *size)
 {
 	enum { FDES = SFRAME_HDR_SIZE, FRES = FDES + 2 * SFRAME_V2_FDE_SIZE,
 	       FRE_SIZE = 3, SIZE = FRES + 2 * FRE_SIZE };
-	static const u64 func[2] = { 0x1000, 0x1000 + SZ_4M };
 	const bool arm64 = IS_ENABLED(CONFIG_ARM64);
-	struct sframe_section sec;
-	struct sframe_fde fde;
-	unsigned long addr;
-	u32 *index;
 	u8 *buf, *f;
-	int i, err;
+	int i;
 
 	buf = kunit_kzalloc(test, SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	addr = (unsigned long)buf;
 	sfm_put(buf + SFRAME_HDR_MAGIC, SFRAME_MAGIC, 2);
 	buf[SFRAME_HDR_VERSION] = SFRAME_VERSION_2;
-	buf[SFRAME_HDR_FLAGS] = SFRAME_F_FDE_FUNC_START_PCREL;
+	buf[SFRAME_HDR_FLAGS] = SFRAME_F_FDE_FUNC_START_PCREL |
+				(sorted ? SFRAME_F_FDE_SORTED : 0);
 	buf[SFRAME_HDR_ABI] = arm64 ? SFRAME_ABI_AARCH64_ENDIAN_LITTLE :
 				      SFRAME_ABI_AMD64_ENDIAN_LITTLE;
 	buf[SFRAME_HDR_FIXED_RA] = arm64 ? 0 : (u8)-8;
@@ -867,7 +862,7 @@ static void sframe_module_part_span(struct kunit *test)
 	for (i = 0; i < 2; i++) {
 		f = buf + FDES + i * SFRAME_V2_FDE_SIZE;
 		/* PC-relative: from the start field's own address */
-		sfm_put(f + SFRAME_V1_FDE_START, func[i] - (f - buf), 4);
+		sfm_put(f + SFRAME_V1_FDE_START, sfm_span_func[i] - (f - buf), 4);
 		sfm_put(f + SFRAME_V1_FDE_FUNC_SIZE, 16, 4);
 		sfm_put(f + SFRAME_V1_FDE_FRE_OFF, i * FRE_SIZE, 4);
 		sfm_put(f + SFRAME_V1_FDE_NUM_FRES, 1, 4);
@@ -878,21 +873,135 @@ static void sframe_module_part_span(struct kunit *test)
 		f[1] = SFRAME_FRE_INFO(1, 1, SFRAME_FRE_WORD_1B, 0);
 		f[2] = arm64 ? 0 : 8;
 	}
-	err = sframe_table_init(&sec, &index, buf, SIZE, addr, true, true);
+	*size = SIZE;
+	return buf;
+}
+
+/* Both of sfm_span_func found in @sec at @addr, and nothing between them. */
+static void sfm_span_lookups(struct kunit *test,
+			     const struct sframe_section *sec,
+			     unsigned long addr)
+{
+	struct sframe_fde fde;
+	int i, err;
+
+	for (i = 0; i < 2; i++) {
+		err = sframe_find_fde(sec, addr + sfm_span_func[i] + 8, &fde);
+		KUNIT_EXPECT_EQ_MSG(test, err, 0, "%s", sframe_errname(err));
+		KUNIT_EXPECT_EQ(test, fde.start, addr + sfm_span_func[i]);
+	}
+	err = sframe_find_fde(sec, addr + sfm_span_func[0] + SZ_2M, &fde);
+	KUNIT_EXPECT_EQ_MSG(test, err, -SFRAME_E_NO_FDE, "%s",
+			    sframe_errname(err));
+}
+
+/*
+ * An object linked into a module with core and init functions spans the
+ * text between the loader's allocations, far more of it than it has
+ * functions: its part is indexed all the same, in larger blocks (left
+ * unindexed, it would be scanned FDE by FDE at every lookup and could
+ * get no rows).
+ */
+static void sframe_module_part_span(struct kunit *test)
+{
+	struct sframe_section sec;
+	unsigned long addr;
+	size_t size;
+	u32 *index;
+	u8 *buf;
+	int err;
+
+	buf = sfm_span_section(test, false, &size);
+	addr = (unsigned long)buf;
+	err = sframe_table_init(&sec, &index, buf, size, addr, true, true);
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "%s", sframe_errname(err));
 	KUNIT_EXPECT_NOT_NULL(test, index);
 	KUNIT_EXPECT_NOT_NULL(test, sec.blocks);
-	for (i = 0; i < 2; i++) {
-		err = sframe_find_fde(&sec, addr + func[i] + 8, &fde);
-		KUNIT_EXPECT_EQ_MSG(test, err, 0, "%s", sframe_errname(err));
-		KUNIT_EXPECT_EQ(test, fde.start, addr + func[i]);
-	}
+	sfm_span_lookups(test, &sec, addr);
 	kvfree(index);
 }
+
+#if defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS) || defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS)
+/*
+ * No memory for a section's lookup index: sframe_index_alloc() of the
+ * test's task redirected, as livepatch redirects a function, to one that
+ * fails.
+ */
+static struct task_struct *sfm_nomem_task;
+
+static u32 *sfm_index_nomem(u32 nwords)
+{
+	return NULL;
+}
+
+static notrace void sfm_nomem_redirect(unsigned long ip,
+				       unsigned long parent_ip,
+				       struct ftrace_ops *op,
+				       struct ftrace_regs *fregs)
+{
+	if (current == READ_ONCE(sfm_nomem_task))
+		sframe_ftrace_set_pc(fregs, (unsigned long)sfm_index_nomem);
+}
+
+/*
+ * sframe_table_init() of a span section (sfm_span_section()) with its
+ * index memory refused: a sorted one, as vmlinux's, is kept and
+ * binary-searched (-SFRAME_E_INDEX); a module's, never sorted once
+ * relocated, would be scanned FDE by FDE at every lookup, in NMI context
+ * too, and is refused (-SFRAME_E_COST).
+ */
+static void sframe_module_index_nomem(struct kunit *test)
+{
+	static const char func[] = "sframe_index_alloc";
+	struct ftrace_ops *ops;
+	struct sframe_section sec;
+	unsigned long addr;
+	int err[2], ret, sorted;
+	size_t size;
+	u32 *index;
+	u8 *buf;
+
+	ops = kunit_kzalloc(test, sizeof(*ops), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+	ops->func = sfm_nomem_redirect;
+	ops->flags = FTRACE_OPS_FL_IPMODIFY;
+#ifndef CONFIG_DYNAMIC_FTRACE_WITH_ARGS
+	ops->flags |= FTRACE_OPS_FL_SAVE_REGS;
+#endif
+	ret = ftrace_set_filter(ops, (unsigned char *)func, strlen(func), 1);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "%s cannot be traced", func);
+	ret = register_ftrace_function(ops);
+	if (ret)
+		ftrace_free_filter(ops);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+
+	for (sorted = 0; sorted < 2; sorted++) {
+		buf = sfm_span_section(test, sorted, &size);
+		addr = (unsigned long)buf;
+		WRITE_ONCE(sfm_nomem_task, current);
+		err[sorted] = sframe_table_init(&sec, &index, buf, size, addr,
+						!sorted, true);
+		WRITE_ONCE(sfm_nomem_task, NULL);
+		KUNIT_EXPECT_NULL(test, index);
+		kvfree(index);
+		if (sorted && err[sorted] == -SFRAME_E_INDEX)
+			sfm_span_lookups(test, &sec, addr);
+	}
+	unregister_ftrace_function(ops);
+	ftrace_free_filter(ops);
+	KUNIT_EXPECT_EQ_MSG(test, err[0], -SFRAME_E_COST, "module: %s",
+			    sframe_errname(err[0]));
+	KUNIT_EXPECT_EQ_MSG(test, err[1], -SFRAME_E_INDEX, "sorted, not a module: %s",
+			    sframe_errname(err[1]));
+}
+#endif
 
 static struct kunit_case sframe_module_cases[] = {
 	KUNIT_CASE(sframe_module_registered),
 	KUNIT_CASE(sframe_module_part_span),
+#if defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS) || defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS)
+	KUNIT_CASE(sframe_module_index_nomem),
+#endif
 	KUNIT_CASE(sframe_module_vmlinux_func_start),
 	KUNIT_CASE(sframe_module_fdes_match_kallsyms),
 	KUNIT_CASE(sframe_module_lookups),

@@ -194,4 +194,13 @@ static inline void sframe_fgraph_filter(struct fgraph_ops *gops,
 #define SFRAME_KLP_IDLE		KLP_UNDEFINED
 #endif
 
+/* Redirect a traced function: set the PC it resumes at (renamed in 6.7) */
+#if SFRAME_LINUX_6_12
+#define sframe_ftrace_set_pc(fregs, ip) \
+	ftrace_regs_set_instruction_pointer(fregs, ip)
+#else
+#define sframe_ftrace_set_pc(fregs, ip) \
+	ftrace_instruction_pointer_set(fregs, ip)
+#endif
+
 #endif /* _SFRAME_COMPAT_H */
