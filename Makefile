@@ -121,7 +121,7 @@ deps-host:
 	@scripts/deps-host.sh
 
 check-host: deps-host
-	@$(MAKE) --no-print-directory -s $(HOST_TESTS)
+	@$(MAKE) --no-print-directory -s -j$(shell nproc) $(HOST_TESTS)
 	@mkdir -p $(RESULTS)
 	@tools/testing/run-host-tests.sh | tee $(RESULTS)/host.txt
 	@scripts/summary.sh $(RESULTS)/host.txt
