@@ -5,7 +5,9 @@
 # failures, then one "N passed, N failed" line over all result files:
 #   host tests, lint, then for each kernel line (6.1 and 6.12, or KVER):
 #   kernel builds (x86_64, arm64), the verifier, KUnit and QEMU boot tests
-#   on both arches; each result file is counted with its line.  DEEP=1
+#   on both arches (the next line's kernels build, at the lowest priority,
+#   next to a line's guests); each result file is counted with its line.
+#   The host tests run next to the kernel harness's installation.  DEEP=1
 #   adds a kernel with KASAN and lockdep together (DEEP_KASAN, default
 #   6.12-arm64; KUnit and boot tests again; an x86_64 one has SFrame
 #   generated from CFI, as make check-gen), a 6.1 x86_64 KCSAN kernel
@@ -52,8 +54,8 @@ host_tests() {
 	return $rc
 }
 
-# line_tests KVER: a kernel line's builds and tests on both arches
-line_tests() {
+# line_builds KVER: a kernel line's builds and their checks, both arches
+line_builds() {
 	local kv=$1 arch
 	export KVER=$kv
 	[ "$kv" = 6.1 ] || stage "kernel-prepare-$kv" scripts/prepare-kernel.sh ||
@@ -64,6 +66,13 @@ line_tests() {
 		stage "vmlinux-sframe-$kv-$arch" scripts/check-vmlinux-sframe.sh $arch &&
 		stage "sframe-verify-$kv-$arch" scripts/verify-kernel.sh $arch
 	done
+	unset KVER
+}
+
+# line_guests KVER: a kernel line's KUnit and boot tests, both arches
+line_guests() {
+	local kv=$1 arch
+	export KVER=$kv
 	# guests on one TCG thread (6.12) use one core each: both arches'
 	# run together
 	if one_core_guests "$kv"; then
@@ -80,6 +89,12 @@ line_tests() {
 	unset KVER
 }
 
+# lowest COMMAND...: COMMAND at the lowest CPU priority
+lowest() {
+	renice -n 19 -p "$BASHPID" >/dev/null
+	"$@"
+}
+
 # one_core_guests KVER: the line's guests run on one TCG thread
 # (tcg_thread in common.sh), so each takes one core
 one_core_guests() {
@@ -93,15 +108,44 @@ vm_tests() {
 	stage "qemu-test-$1-$2" scripts/qemu-test.sh "$2"
 }
 
-stage check-host host_tests
-stage kernel-deps scripts/deps.sh
+# The host tests run on one core, the kernel harness's packages mostly
+# wait on the network and dpkg: together, once the host's packages are in
+# (both install with apt-get, which takes dpkg's lock).
+stage deps-host scripts/deps-host.sh
+echo "[$STAGE_TAG] check-host, kernel-deps: together ..."
+together stage check-host host_tests
+together stage kernel-deps scripts/deps.sh
+all_done
 # lint reads the 6.1 x86_64 build (sparse)
 stage kernel-prepare-6.1 env KVER=6.1 scripts/prepare-kernel.sh
 stage kernel-6.1-x86_64 env KVER=6.1 scripts/build-kernel.sh x86_64
 stage lint scripts/lint.sh
+# A line's guests leave a third of the CPU idle (they wait on timers,
+# transitions, the hung-task detector); the next line's kernels are built
+# meanwhile, at the lowest priority, so that the guests still get the CPU
+# they ask for.  Its stages' output comes when the guests are done.
+prev=
 for kv in $KVERS; do
-	line_tests "$kv"
+	if [ -z "$prev" ]; then
+		line_builds "$kv"
+	else
+		echo "[$STAGE_TAG] $kv kernels at the lowest priority, next to the $prev guests ..."
+		builds_out=$(mktemp)
+		( lowest line_builds "$kv" ) >"$builds_out" 2>&1 &
+		builds_pid=$!
+		line_guests "$prev"
+		wait "$builds_pid"
+		cat "$builds_out"
+		# each build's time, for the DEEP stages' estimates
+		while read -r name secs; do
+			STAGE_SECS[$name]=$secs
+		done < <(sed -n "s/^\[$STAGE_TAG\] \(kernel-[^ ]*\): done in \([0-9]*\) s$/\1 \2/p" \
+			"$builds_out")
+		rm -f "$builds_out"
+	fi
+	prev=$kv
 done
+line_guests "$prev"
 # DEEP=1 (what CI runs): the same tests on a KASAN + lockdep kernel
 # (DEEP_KASAN; x86_64's with SFrame generated from CFI: make check-gen's
 # stages), a KCSAN kernel, longer fuzzing.
@@ -164,9 +208,17 @@ fits() {
 }
 
 # build_secs LINE-ARCH PERCENT: a debug kernel's expected build time,
-# PERCENT of this run's build of LINE-ARCH (20 minutes without one)
+# PERCENT of this run's build of LINE-ARCH: its CPU time over the cores
+# (build-kernel.sh's .build-time; a line built next to guests at the lowest
+# priority took longer than its work), else its stage's time; 20 minutes
+# without either
 build_secs() {
-	local s=${STAGE_SECS[kernel-$1]:-}
+	local kv=${1%-*} arch=${1#*-} f s
+	f=build/kbuild-$arch/.build-time
+	[ "$kv" = 6.1 ] || f=build/$kv/kbuild-$arch/.build-time
+	s=$(awk -v n="$(nproc)" '{ split($4, c, "+"); printf "%d", (c[1] + c[2]) / n }' \
+		"$f" 2>/dev/null)
+	[ -n "$s" ] || s=${STAGE_SECS[kernel-$1]:-}
 	if [ -n "$s" ]; then echo $(( s * $2 / 100 + 30 )); else echo 1200; fi
 }
 

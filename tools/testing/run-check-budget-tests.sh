@@ -20,12 +20,17 @@ trap 'rm -rf "$t"' EXIT
 mkdir -p "$t/scripts"
 cp scripts/check.sh scripts/testlib.sh scripts/summary.sh scripts/common.sh \
 	"$t/scripts/"
-for s in prepare-kernel deps check-vmlinux-sframe verify-kernel lint; do
+for s in prepare-kernel deps deps-host check-vmlinux-sframe verify-kernel lint; do
 	printf '#!/bin/bash\necho "%s $*" >>build/calls\n' "$s" >"$t/scripts/$s.sh"
 done
+# (STUB_CPU=S: a build's .build-time says it took S s of CPU)
 cat >"$t/scripts/build-kernel.sh" <<'EOF'
 #!/bin/bash
 echo "build ${VARIANT:-plain} $KVER $*" >>build/calls
+d=build; [ "$KVER" = 6.1 ] || d=build/$KVER
+d=$d/kbuild-$1${VARIANT:+-$VARIANT}
+[ -z "${STUB_CPU:-}" ] ||
+	{ mkdir -p "$d" && echo "1.00 s wall, $STUB_CPU.00+0.00 s CPU" >"$d/.build-time"; }
 [ "${VARIANT:-}" != kasan ] || echo "${STUB_KASAN:-0}" >build/clock
 [ "${STUB_FAIL:-}" != "$KVER-$1${VARIANT:+-$VARIANT}" ]
 EOF
@@ -90,6 +95,27 @@ verdict "check budget: without CHECK_BUDGET every DEEP stage runs" none \
 	"has none calls '^qemu kcsan 6.1 x86_64 timeout 900$'" \
 	"! has none out '^skipped:'" "has none rc '^0$'" \
 	"has none out '^[0-9]+ passed, 0 failed$'"
+
+# the next line's kernels are built next to this one's guests, before
+# its own guests
+first() { grep -nE -m1 -- "$2" "$t/$1.calls" | cut -d: -f1; }
+last() { grep -nE -- "$2" "$t/$1.calls" | tail -n 1 | cut -d: -f1; }
+verdict "check budget: 6.12's kernels built next to 6.1's guests, before 6.12's" none \
+	"has none out '^\[check\] 6.12 kernels at the lowest priority, next to the 6.1 guests'" \
+	"[ \"\$(last none '^build plain 6.12')\" -lt \"\$(first none '^kunit plain 6.12')\" ]" \
+	"[ \"\$(last none '^build plain 6.1 arm64')\" -lt \"\$(first none '^kunit plain 6.1')\" ]"
+
+# a debug kernel's build is expected to take its plain build's CPU time
+# over the cores, times 1.3 for KASAN, plus 30 s
+run cpu CHECK_BUDGET=3000 STUB_CPU=2400
+need=$(( 2400 / $(nproc) * 130 / 100 + 30 + 1300 ))
+if [ "$need" -gt 2700 ]; then
+	verdict "check budget: a build's CPU time sets a debug build's estimate" cpu \
+		"has cpu out '^\[check\] kasan-6.12-arm64: skipped: needs about $need s'"
+else
+	verdict "check budget: a build's CPU time sets a debug build's estimate" cpu \
+		"has cpu calls '^build kasan 6.12 arm64'"
+fi
 
 run warm CHECK_BUDGET=100000
 verdict "check budget: every DEEP stage runs when all fit" warm \
