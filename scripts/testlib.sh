@@ -22,7 +22,11 @@
 #                                 FAIL line "${STAGE_PREFIX}stage NAME" in
 #                                 $STAGE_FILE for the summary; returns
 #                                 COMMAND's success and keeps its time
-#                                 in seconds in STAGE_SECS[NAME]
+#                                 in seconds in STAGE_SECS[NAME], its
+#                                 exit status in STAGE_RC; with
+#                                 STAGE_CUT=1, COMMAND's exit status 124
+#                                 (timeout's) is no failure: "cut off",
+#                                 and no line in $STAGE_FILE
 #   together COMMAND...           run COMMAND in the background, its output
 #                                 held until all_done
 #   all_done                      wait for every together COMMAND and
@@ -71,9 +75,14 @@ stage() {
 	echo "[$STAGE_TAG] $name ..."
 	"$@" || rc=$?
 	STAGE_SECS[$name]=$(( $(date +%s) - t0 ))
+	# shellcheck disable=SC2034 # read by the callers (check.sh)
+	STAGE_RC=$rc
 	if [ "$rc" = 0 ]; then
 		echo "[$STAGE_TAG] $name: done in ${STAGE_SECS[$name]} s"
 		echo "PASS: ${STAGE_PREFIX:-}stage $name" >>"$STAGE_FILE"
+	elif [ "$rc" = 124 ] && [ -n "${STAGE_CUT:-}" ]; then
+		echo "[$STAGE_TAG] $name: cut off after ${STAGE_SECS[$name]} s"
+		return 1
 	else
 		echo "[$STAGE_TAG] $name: FAILED after ${STAGE_SECS[$name]} s"
 		echo "FAIL: ${STAGE_PREFIX:-}stage $name" >>"$STAGE_FILE"

@@ -32,6 +32,7 @@ d=$d/kbuild-$1${VARIANT:+-$VARIANT}
 [ -z "${STUB_CPU:-}" ] ||
 	{ mkdir -p "$d" && echo "1.00 s wall, $STUB_CPU.00+0.00 s CPU" >"$d/.build-time"; }
 [ "${VARIANT:-}" != kasan ] || echo "${STUB_KASAN:-0}" >build/clock
+[ "${VARIANT:-}" != kasan ] || sleep "${STUB_KASAN_SLEEP:-0}"
 [ "${STUB_FAIL:-}" != "$KVER-$1${VARIANT:+-$VARIANT}" ]
 EOF
 # the guests: one result line, and the timeout qemu-test.sh would use
@@ -144,6 +145,15 @@ run slow CHECK_BUDGET=1640 STUB_KASAN=45
 verdict "check budget: KASAN tests rechecked after a build slower than expected" slow \
 	"has slow calls '^build kasan 6.12 arm64'" "! has slow calls '^kunit kasan'" \
 	"has slow out '^\[check\] kasan-tests-6.12-arm64: skipped'"
+
+# a debug build (its objects not in ccache) that runs into the time its
+# tests need is cut off (at about 35 s here), and listed as skipped
+run cutoff CHECK_BUDGET=1640 STUB_KASAN_SLEEP=90
+verdict "check budget: a debug build cut off where its tests would not fit" cutoff \
+	"has cutoff out '^\[check\] kernel-6.12-arm64-kasan: skipped: not built within the [0-9]+ s its tests leave'" \
+	"has cutoff out '^  stage kernel-6.12-arm64-kasan \(not built within .*run it: make check-kasan KVER=6.12 ARCH=arm64\)$'" \
+	"! has cutoff out 'FAIL'" "! has cutoff calls '^kunit kasan'" \
+	"has cutoff rc '^0$'" "has cutoff out '^[0-9]+ passed, 0 failed$'"
 
 run octal CHECK_BUDGET=0700
 verdict "check budget: 0700 is 700 seconds, not octal" octal \
