@@ -216,7 +216,7 @@ build_secs() {
 	local kv=${1%-*} arch=${1#*-} f s
 	f=build/kbuild-$arch/.build-time
 	[ "$kv" = 6.1 ] || f=build/$kv/kbuild-$arch/.build-time
-	s=$(awk -v n="$(nproc)" '{ split($4, c, "+"); printf "%d", (c[1] + c[2]) / n }' \
+	s=$(awk -v n="$(nproc)" '/ s wall, / { split($4, c, "+"); printf "%d", (c[1] + c[2]) / n }' \
 		"$f" 2>/dev/null)
 	[ -n "$s" ] || s=${STAGE_SECS[kernel-$1]:-}
 	if [ -n "$s" ]; then echo $(( s * $2 / 100 + 30 )); else echo 1200; fi
