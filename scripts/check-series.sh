@@ -10,7 +10,8 @@
 # checkpatch-exceptions ignores for it, with their reasons); and the
 # series applies with `git am` to the pristine sources and gives the
 # same files as `patch -p1 --fuzz=0` (what scripts/prepare-kernel.sh
-# uses).  One PASS or FAIL line per check, tagged with the line.
+# uses), every hunk at the line its header gives.  One PASS or FAIL
+# line per check, tagged with the line.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -93,15 +94,31 @@ apply_git_am() {
 	git -c user.name=check -c user.email=check@localhost commit -qm base &&
 	git -c user.name=check -c user.email=check@localhost am -q "${patches[@]}"
 }
+# patch -p1 as prepare-kernel.sh applies the series; each hunk that
+# applies at another line than its header gives (the pristine sources
+# moved under the series, as when Debian updates linux-source-$KVER) is
+# listed in $tmp/offsets with its patch
 apply_patch() {
-	local p
+	local p out
+	: >"$tmp/offsets"
 	cp -r "$tmp/src" "$tmp/p1" &&
 	for p in "${patches[@]}"; do
-		patch -d "$tmp/p1" -p1 -s -f --fuzz=0 <"$p" >/dev/null || return 1
+		out=$(patch -d "$tmp/p1" -p1 -f --fuzz=0 --no-backup-if-mismatch <"$p") ||
+			{ echo "$out"; return 1; }
+		awk -v p="$(basename "$p")" '/^patching file / { f = $3 }
+			/^Hunk #[0-9]+ succeeded at .*offset/ { sub(/\.$/, ""); print p ": " f ": " $0 }' \
+			<<<"$out" >>"$tmp/offsets"
 	done
 }
-same_result() { diff -r -q --exclude=.git "$tmp/am" "$tmp/p1" >/dev/null; }
+no_offset() {
+	[ ! -s "$tmp/offsets" ] && return
+	cat "$tmp/offsets"
+	echo "(refresh the series against linux-source-$KVER: git am it onto the pristine files, then git format-patch --zero-commit --abbrev=9 --no-signature with *.[ch] diff=cpp)"
+	return 1
+}
+same_result() { diff -r -q --exclude=.git "$tmp/am" "$tmp/p1"; }
 
 check "git am applies all $n patches" apply_git_am
 check "patch -p1 applies all $n patches" apply_patch
+check "every hunk applies at the line its header gives" no_offset
 check "git am and patch -p1 give the same tree" same_result
