@@ -3,7 +3,8 @@
 #
 # make check: every test of the project, in order, continuing past
 # failures, then one "N passed, N failed" line over all result files:
-#   host tests, lint, then for each kernel line (6.1 and 6.12, or KVER):
+#   host tests, lint (next to the first line's builds), then for each
+#   kernel line (6.1 and 6.12, or KVER):
 #   kernel builds (x86_64, arm64), the verifier, KUnit and QEMU boot tests
 #   on both arches (the next line's kernels build, at the lowest priority,
 #   next to a line's guests); each result file is counted with its line.
@@ -119,7 +120,10 @@ all_done
 # lint reads the 6.1 x86_64 build (sparse)
 stage kernel-prepare-6.1 env KVER=6.1 scripts/prepare-kernel.sh
 stage kernel-6.1-x86_64 env KVER=6.1 scripts/build-kernel.sh x86_64
-stage lint scripts/lint.sh
+# lint runs on about one core (checkpatch, kernel-doc and shellcheck file
+# by file): next to the first line's other builds, at the lowest priority
+# (they are the longer path); its output comes when they are done
+together lowest stage lint scripts/lint.sh
 # A line's guests leave a third of the CPU idle (they wait on timers,
 # transitions, the hung-task detector); the next line's kernels are built
 # meanwhile, at the lowest priority, so that the guests still get the CPU
@@ -128,6 +132,7 @@ prev=
 for kv in $KVERS; do
 	if [ -z "$prev" ]; then
 		line_builds "$kv"
+		all_done
 	else
 		echo "[$STAGE_TAG] $kv kernels at the lowest priority, next to the $prev guests ..."
 		builds_out=$(mktemp)
