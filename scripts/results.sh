@@ -42,8 +42,10 @@ command_of() {
 	case $KIND in
 	host|lint) echo "make check-$KIND" | sed 's/check-lint/lint/' ;;
 	numbers|stages) echo "make check-$VAR $a$k" ;;
-	bench-kernel|bench-goals)
+	bench-goals)
 		echo "${VAR:+VARIANT=$VAR }make bench-kernel $a$k" ;;
+	bench-boot)
+		echo "${VAR:+VARIANT=$VAR }make qemu-test $a$k" ;;
 	vmlinux-sframe)	echo "scripts/check-vmlinux-sframe.sh $ARCH_$k" ;;
 	*)	if [ -n "$VAR" ]; then
 			echo "make check-$VAR $a$k"
@@ -83,6 +85,8 @@ section() {
 		[ -z "$n" ] || echo "- kernel: $n"
 		echo "- written: $(date -u -r "$f" '+%Y-%m-%d %H:%M UTC')"
 		[ "$p$fl" = 00 ] || echo "- checks: $p passed, $fl failed"
+		[ "$KIND" != bench-boot ] ||
+			echo "- note: the boot tests' run of the benchmark: host time under TCG, not -icount, next to whatever else ran; make bench-kernel measures the goals"
 		grep '^FAIL' "$f" | head -20 | sed 's/^/  - /'
 		# the numbers: every line that is not a check, and the checks
 		# and benchmark lines that carry a measurement

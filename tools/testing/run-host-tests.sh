@@ -256,6 +256,31 @@ else
 	echo "$sum_out" >&2
 fi
 
+# 9, continued: build/RESULTS.md names the command that wrote each file,
+#    and says that the boot tests' benchmark lines (qemu-test.sh) are host
+#    time, not -icount: their "goal" figures are not make bench-kernel's.
+res_t=$(mktemp -d)
+mkdir -p "$res_t/scripts" "$res_t/build/results"
+cp scripts/results.sh "$res_t/scripts/"
+echo 'sframe_unwind_demo: bench: arch_stack_walk: ratio 2.00 (goal <= 1.25)' \
+	>"$res_t/build/results/bench-boot-x86_64.txt"
+echo 'goal: x86_64 warm walk: 0.41x ORC (goal <= 0.50): met' \
+	>"$res_t/build/results/bench-goals-x86_64.txt"
+"$res_t/scripts/results.sh" >/dev/null 2>&1
+res_doc=$(cat "$res_t/build/RESULTS.md" 2>/dev/null)
+rm -rf "$res_t"
+if grep -A3 '^### results/bench-boot-x86_64.txt' <<<"$res_doc" |
+	grep -q '^- command: `make qemu-test ARCH=x86_64`' &&
+   grep -A6 '^### results/bench-boot-x86_64.txt' <<<"$res_doc" |
+	grep -q 'not -icount' &&
+   grep -A3 '^### results/bench-goals-x86_64.txt' <<<"$res_doc" |
+	grep -q '^- command: `make bench-kernel ARCH=x86_64`'; then
+	pass "results: the boot tests' benchmark lines are not make bench-kernel's"
+else
+	fail "results: the boot tests' benchmark lines are not make bench-kernel's"
+	echo "$res_doc" >&2
+fi
+
 # 10. make check's time budget: which DEEP stages run, which are skipped
 #     and how, the cap on guests' timeouts.
 tools/testing/run-check-budget-tests.sh
