@@ -55,7 +55,8 @@ if [ "$A" = x86_64 ] && [ -z "${VARIANT:-}" ]; then
 	# (ORC's 6.4+ format: the test objects get an .orc_header)
 	orc_header=
 	[ ! -f "$KSRC/arch/x86/include/asm/orc_header.h" ] || orc_header=1
-	VERIFY=$V ORC_HEADER=$orc_header "$ROOT/tools/testing/run-verify-kernel-tests.sh" \
+	KBUILDS=${OUT#"$ROOT"/} VERIFY=$V ORC_HEADER=$orc_header \
+		"$ROOT/tools/testing/run-verify-kernel-tests.sh" \
 		"$OUT/tools/objtool/objtool" >"$LOGS/verify-orc-tests.log" 2>&1
 	grep -E '^(PASS|FAIL)' "$LOGS/verify-orc-tests.log" >>"$res"
 	grep -q '^FAIL' "$LOGS/verify-orc-tests.log" && rc=1

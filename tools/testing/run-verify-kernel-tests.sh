@@ -4,7 +4,7 @@
 # Tests of tools/sframe-verify that need ORC, i.e. objtool from an x86_64
 # kernel build:
 #
-#   tools/testing/run-verify-kernel-tests.sh [OBJTOOL]
+#   [KBUILDS="DIR..."] tools/testing/run-verify-kernel-tests.sh [OBJTOOL]
 #
 # (default: build/kbuild-x86_64/tools/objtool/objtool).  Each pattern where
 # gas 2.40 SFrame is wrong in Linux 6.1 (inline-asm stack switch with and
@@ -180,8 +180,16 @@ expect "--write-fixups again: nothing to add" 0 'fixups 0 needed, 0 written, 4/8
 cmp -s $T/vmlinux.fix $T/vmlinux.fix2 && pass "--write-fixups is idempotent with ORC" ||
 	fail "--write-fixups is idempotent with ORC"
 
-# Real kernels, when built: no unknown finding with the checked-in exceptions.
-for k in build/kbuild-x86_64/vmlinux build/kbuild-arm64/vmlinux $(find build/kbuild-x86_64 build/kbuild-arm64 -name '*.ko' 2>/dev/null); do
+# Real kernels, when built: no unknown finding with the checked-in
+# exceptions.  KBUILDS: their build directories (scripts/verify-kernel.sh
+# passes its own, of its kernel line), by default both arches' 6.1 ones;
+# not modinst/, which holds the copies an initramfs installed.
+for d in ${KBUILDS:-build/kbuild-x86_64 build/kbuild-arm64}; do
+	[ -d "$d" ] || continue
+	find "$d" -path "$d/modinst" -prune -o -name '*.ko' -print | sort
+done >$T/kernels
+for k in $(for d in ${KBUILDS:-build/kbuild-x86_64 build/kbuild-arm64}; do
+		echo "$d/vmlinux"; done) $(cat $T/kernels); do
 	[ -f "$k" ] || continue
 	expect "sframe-verify $k: no unknown findings" 0 '' \
 		$V --quiet --exceptions scripts/sframe-verify-exceptions "$k"
