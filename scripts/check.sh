@@ -117,8 +117,11 @@ echo "[$STAGE_TAG] check-host, kernel-deps: together ..."
 together stage check-host host_tests
 together stage kernel-deps scripts/deps.sh
 all_done
-# lint reads the 6.1 x86_64 build (sparse)
+# lint reads the 6.1 x86_64 build (sparse) and both lines' trees (the
+# series' checkpatch): both are prepared here, before lint runs in the
+# background, so that no line's tree is extracted twice at once
 stage kernel-prepare-6.1 env KVER=6.1 scripts/prepare-kernel.sh
+stage kernel-prepare-6.12 env KVER=6.12 scripts/prepare-kernel.sh
 stage kernel-6.1-x86_64 env KVER=6.1 scripts/build-kernel.sh x86_64
 # lint runs on about one core (checkpatch, kernel-doc and shellcheck file
 # by file): next to the first line's other builds, at the lowest priority
