@@ -186,18 +186,16 @@ cmp -s $T/vmlinux.fix $T/vmlinux.fix2 && pass "--write-fixups is idempotent with
 # not modinst/, which holds the copies an initramfs installed.
 for d in ${KBUILDS:-build/kbuild-x86_64 build/kbuild-arm64}; do
 	[ -d "$d" ] || continue
-	find "$d" -path "$d/modinst" -prune -o -name '*.ko' -print | sort
-done >$T/kernels
-for k in $(for d in ${KBUILDS:-build/kbuild-x86_64 build/kbuild-arm64}; do
-		echo "$d/vmlinux"; done) $(cat $T/kernels); do
-	[ -f "$k" ] || continue
-	expect "sframe-verify $k: no unknown findings" 0 '' \
-		$V --quiet --exceptions scripts/sframe-verify-exceptions "$k"
-	case $k in *.ko)
-		rm -f $T/ko.fix
-		expect "sframe-verify --module-fixups $k: FILE written" 0 'fixups [0-9]+ needed, [0-9]+ written to' \
-			$V --quiet --exceptions scripts/sframe-verify-exceptions --module-fixups $T/ko.fix "$k"
-		[ -f $T/ko.fix ] || fail "sframe-verify --module-fixups $k: $T/ko.fix exists"
-	esac
+	for k in "$d/vmlinux" $(find "$d" -path "$d/modinst" -prune -o -name '*.ko' -print | sort); do
+		[ -f "$k" ] || continue
+		expect "sframe-verify $k: no unknown findings" 0 '' \
+			$V --quiet --exceptions scripts/sframe-verify-exceptions "$k"
+		case $k in *.ko)
+			rm -f $T/ko.fix
+			expect "sframe-verify --module-fixups $k: FILE written" 0 'fixups [0-9]+ needed, [0-9]+ written to' \
+				$V --quiet --exceptions scripts/sframe-verify-exceptions --module-fixups $T/ko.fix "$k"
+			[ -f $T/ko.fix ] || fail "sframe-verify --module-fixups $k: $T/ko.fix exists"
+		esac
+	done
 done
 exit 0
