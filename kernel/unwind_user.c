@@ -1518,6 +1518,39 @@ static const struct file_operations sframe_user_stats_fops = {
 	.write = sframe_user_stats_write,
 };
 
+/*
+ * debugfs sframe/user_maps: the reading process's own text mappings with
+ * SFrame, one line each, as perf's walks find them: "START-END SFRAME
+ * SIZE" (the text's range and the section's run-time address, in hex; the
+ * bytes the section may take), then " no-cache" if its answers are not
+ * cached, " refused" if lookups in it are refused for now.
+ */
+static int sframe_user_maps_show(struct seq_file *m, void *v)
+{
+	struct mm_struct *mm = current->mm;
+	const struct sframe_user_sec *s;
+	struct sframe_user_mm *t;
+	unsigned long flags;
+	unsigned int i;
+
+	if (!mm)
+		return 0;
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	t = sframe_user_table(mm);
+	for (i = 0; t && i < t->nr; i++) {
+		s = &t->secs[i];
+		flags = READ_ONCE(s->flags);
+		seq_printf(m, "%lx-%lx %lx %lu%s%s\n", s->start, s->end,
+			   s->sframe, s->size,
+			   flags & BIT(SFRAME_USER_NO_CACHE) ? " no-cache" : "",
+			   flags & BIT(SFRAME_USER_REFUSED) ? " refused" : "");
+	}
+	mmap_read_unlock(mm);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sframe_user_maps);
+
 static int __init sframe_user_init(void)
 {
 	struct dentry *dir;
@@ -1537,6 +1570,7 @@ static int __init sframe_user_init(void)
 
 	dir = sframe_debugfs_dir();
 	debugfs_create_file("user", 0600, dir, NULL, &sframe_user_stats_fops);
+	debugfs_create_file("user_maps", 0400, dir, NULL, &sframe_user_maps_fops);
 	return 0;
 }
 late_initcall(sframe_user_init);

@@ -911,6 +911,26 @@ user_remap_test() {
 	[ -w $ur_param ] && echo 1 >$ur_param
 }
 
+# ---- which text mappings keep their SFrame entry ---------------------------
+# /usr/test/sframe-maps (qemu/user/maps.c) maps its own text again and
+# changes it; debugfs sframe/user_maps (the reader's own entries) must list
+# it while it stays executable and read-only (mprotect() to the same
+# protection; on arm64 PROT_BTI added, as the dynamic loader adds it to
+# BTI-marked objects), never while it is writable, and not in a child
+# forked after MADV_DONTFORK (the child has a hole there). One line per
+# check.
+user_maps_test() {
+	/usr/test/sframe-maps >/tmp/user-maps.out 2>&1
+	um_rc=$?
+	sed -n -e 's/^ok: \(.*\)/PASS: user maps: \1/p' \
+		-e 's/^FAIL: \(.*\)/FAIL: user maps: \1/p' \
+		-e 's/^skip: \(.*\)/SKIP: user maps: \1/p' /tmp/user-maps.out
+	if [ "$um_rc" != 0 ] && ! grep -q '^FAIL: ' /tmp/user-maps.out; then
+		echo "FAIL: user maps: sframe-maps exit $um_rc"
+		sed 's/^/    /' /tmp/user-maps.out
+	fi
+}
+
 # ---- an ELF file mapped PROT_EXEC through O_DIRECT on ext4 -----------------
 # The kernel reads a new executable mapping's ELF headers (where its
 # .sframe lies) from a task_work on the way back to user space, with no
@@ -1381,11 +1401,13 @@ if [ -z "$kunit_only" ] && { want user || want hostile-mt || want bench; } &&
 	elif [ -n "$tour" ]; then
 		USER_UNWIND_SAMPLES=300 user_unwind_tests
 		USER_REMAP_ROUNDS=4 user_remap_test
+		user_maps_test
 		USER_UNWIND_BENCH_SAMPLES=500 user_unwind_bench
 	else
 		user_unwind_tests
 		user_first_samples
 		user_remap_test
+		user_maps_test
 		user_mapdio_test
 		user_hostile_tests
 		skipped bench || user_unwind_bench

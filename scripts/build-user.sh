@@ -142,11 +142,12 @@ cmds=(
 "$CC $CFLAGS $OMIT $SFRAME -fPIC -shared -nostdlib -Wl,-e,spin_entry -o libspin-sframe.so $SRC/spinlib.c"
 "$CC $CFLAGS $OMIT $SFRAME -static -o sframe-mapdio $SRC/mapdio.c $SRC/perfring.c"
 "$CC $CFLAGS -static -o sframe-modload $SRC/modload.c"
+"$CC $CFLAGS $OMIT $SFRAME -static -o sframe-maps $SRC/maps.c"
 )
 outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp
       chain-work-static chain-work-dyn chain-work-threads sframe-hostile churn
       sframe-costly chain-clang-static chain-work-clang libremap-a.so libremap-b.so
-      sframe-remap libspin-sframe.so sframe-mapdio sframe-modload"
+      sframe-remap libspin-sframe.so sframe-mapdio sframe-modload sframe-maps"
 
 # rebuilt when a command line, a source, this script, the compiler or the
 # C library changes
@@ -182,6 +183,7 @@ for f in $outs; do
 	case $f in
 	chain-sframe-*|chain-work-*|chain-clang-*|libchain.so|sframe-hostile|churn) want=1 ;;
 	sframe-costly|libremap-*|sframe-remap|libspin-sframe.so|sframe-mapdio) want=1 ;;
+	sframe-maps) want=1 ;;
 	*) want=0 ;;
 	esac
 	have=$(readelf -lW "$f" | grep -c '^ *GNU_SFRAME ' || true)

@@ -327,7 +327,8 @@ EOT
 	echo "dir /usr/test 755 0 0"
 	for f in "$user"/chain-* "$user"/libchain.so "$user"/sframe-hostile "$user"/churn \
 		 "$user"/sframe-remap "$user"/libremap-[ab].so "$user"/sframe-costly \
-		 "$user"/sframe-mapdio "$user"/libspin-sframe.so "$user"/sframe-modload; do
+		 "$user"/sframe-mapdio "$user"/libspin-sframe.so "$user"/sframe-modload \
+		 "$user"/sframe-maps; do
 		echo "file /usr/test/${f##*/} $f 755 0 0"
 	done
 	(cd "$user/sysroot" && find . -mindepth 1 -type d | sort) | sed 's|^\.||' |
