@@ -484,6 +484,7 @@ static void sframe_user_elf_fn(struct callback_head *head)
 	/* The same file at the same offsets (merged or split since, maybe). */
 	vma = vma_lookup(mm, p->start);
 	if (vma && vma->vm_file == p->file && (vma->vm_flags & VM_EXEC) &&
+	    !(vma->vm_flags & VM_WRITE) &&
 	    vma->vm_pgoff + ((p->start - vma->vm_start) >> PAGE_SHIFT) ==
 	    p->pgoff && sframe_user_place(vma, ph, phnum, &sec)) {
 		if (!sframe_user_bytes_sealed(mm, &sec))
@@ -566,8 +567,11 @@ void sframe_user_munmap(struct mm_struct *mm, unsigned long start,
  * @oldflags: the mapping's vm_flags before
  * @newflags: after
  *
- * Text whose protection changes is forgotten: text made writable may be
- * rewritten (a JIT, a patcher), and its SFrame no longer describes it.
+ * Text made writable is forgotten: it may be rewritten (a JIT, a
+ * patcher), and its SFrame no longer describes it; so is text that is no
+ * longer executable.  Text that stays executable and read-only keeps its
+ * entry: mprotect() to the protection it has, or adding PROT_BTI, which
+ * the dynamic loader does to the text of every BTI-marked object on arm64.
  * Data ranges (RELRO, the section itself) keep the entries, their
  * contents are never trusted anyway; but section bytes made writable
  * have their section's answers no longer cached.
@@ -576,31 +580,67 @@ void sframe_user_mprotect(struct mm_struct *mm, unsigned long start,
 			  unsigned long end, unsigned long oldflags,
 			  unsigned long newflags)
 {
-	if ((oldflags | newflags) & VM_EXEC)
+	if ((newflags & VM_WRITE) || !(newflags & VM_EXEC))
 		sframe_user_remove(mm, start, end);
 	sframe_user_bytes_changed(mm, start, end,
 				  newflags & VM_WRITE ? SFRAME_USER_WRITABLE :
 							SFRAME_USER_PROTECTED);
 }
 
+/*
+ * Is all of @sec's text mapped in @mm, executable and read-only, from its
+ * own file?  Not in a forked child when the parent's text was
+ * MADV_DONTFORK: the child has a hole there, which it may fill with other
+ * code.
+ */
+static bool sframe_user_text_held(struct mm_struct *mm,
+				  const struct sframe_user_sec *sec)
+{
+	VMA_ITERATOR(vmi, mm, sec->start);
+	unsigned long at = sec->start;
+	struct vm_area_struct *vma;
+
+	for_each_vma_range(vmi, vma, sec->end) {
+		if (vma->vm_start > at || !(vma->vm_flags & VM_EXEC) ||
+		    (vma->vm_flags & VM_WRITE) || !vma->vm_file ||
+		    file_inode(vma->vm_file) != sec->inode)
+			return false;
+		at = vma->vm_end;
+		if (at >= sec->end)
+			return true;
+	}
+	return false;
+}
+
 /**
  * sframe_user_dup() - copy the table at fork (dup_mmap hook)
  * @mm: the child's mm, a copy of @oldmm's mappings
  * @oldmm: the parent's; both mmap_locks are held for writing
+ *
+ * The child gets the entries whose text it got: mappings the parent made
+ * MADV_DONTFORK are not copied, and an entry must not outlive its text
+ * (the text's file keeps the entry's inode alive).
  */
 void sframe_user_dup(struct mm_struct *mm, struct mm_struct *oldmm)
 {
 	struct sframe_user_mm *old = sframe_user_table(oldmm), *new;
+	unsigned int i, keep = 0;
 
 	RCU_INIT_POINTER(mm->sframe_user, NULL);
-	if (!old || !old->nr)
+	for (i = 0; old && i < old->nr; i++)
+		keep += sframe_user_text_held(mm, &old->secs[i]);
+	if (!keep)
 		return;
-	new = sframe_user_alloc(old->nr);
+	new = sframe_user_alloc(keep);
 	if (!new)
 		return;
-	/* as in sframe_user_bytes_changed() */
-	data_race(memcpy(new->secs, old->secs, old->nr * sizeof(old->secs[0])));
-	new->nr = old->nr;
+	for (i = 0; i < old->nr; i++) {
+		if (!sframe_user_text_held(mm, &old->secs[i]))
+			continue;
+		/* as in sframe_user_bytes_changed() */
+		data_race(memcpy(&new->secs[new->nr++], &old->secs[i],
+				 sizeof(old->secs[0])));
+	}
 	rcu_assign_pointer(mm->sframe_user, new);
 }
 
