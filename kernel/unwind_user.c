@@ -1176,9 +1176,13 @@ sframe_user_row_get(struct sframe_user_caches *c, unsigned long pc, u64 id)
 	return NULL;
 }
 
-/* Keep @found's row for the PCs of @pc's granule, as the answers are. */
+/*
+ * Keep @found's row for the PCs of @pc's granule, as the answers are; the
+ * row is @sec's, and covers no PC of another mapping's text.
+ */
 static void sframe_user_row_put(struct sframe_user_caches *c,
 				unsigned long pc, u64 id,
+				const struct sframe_user_sec *sec,
 				const struct sframe_rule *found,
 				const struct sframe_rows_rule *rule)
 {
@@ -1186,7 +1190,14 @@ static void sframe_user_row_put(struct sframe_user_caches *c,
 	unsigned long lo = found->func_start + found->fre_start;
 	unsigned long hi = found->func_start + found->fre_end;
 
-	/* Only a row that holds @pc, inside its function (a forged end). */
+	/*
+	 * Only a row that holds @pc, inside its function (a forged end),
+	 * clamped to the text of its section's mapping: a forged function
+	 * may run on into the next mapping's, whose PCs must find their own
+	 * section's rules.
+	 */
+	lo = max(lo, sec->start);
+	hi = min(hi, sec->end);
 	if (__this_cpu_read(sframe_user_nesting) != 1 || !found->fre_end ||
 	    found->fre_end > found->func_size || pc < lo || pc >= hi)
 		return;
@@ -1356,7 +1367,7 @@ static int sframe_user_rule(struct sframe_user_cursor *cur,
 	if (c && (!err || err == -SFRAME_E_NO_FDE))
 		sframe_user_cache_put(c, lookup, id, err, rule);
 	if (c && !err)
-		sframe_user_row_put(c, lookup, id, &found, rule);
+		sframe_user_row_put(c, lookup, id, &us, &found, rule);
 	return err;
 }
 
