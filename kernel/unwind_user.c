@@ -879,10 +879,13 @@ static void sframe_user_want_pages(unsigned long pc)
 	s = sframe_user_sec_of(pc, &id);
 	if (s && !test_and_set_bit(SFRAME_USER_FAULT_IN, &s->flags)) {
 		r = this_cpu_ptr(&sframe_user_request);
-		if (!READ_ONCE(r->task)) {
+		/*
+		 * Claimed before it is filled: a walk in an NMI may interrupt
+		 * this one (in an interrupt) between the two.
+		 */
+		if (!cmpxchg(&r->task, NULL, current)) {
 			r->addr = s->sframe;
 			r->size = s->size;
-			WRITE_ONCE(r->task, current);
 			irq_work_queue(&r->irq_work);
 		} else {
 			/* Busy: let a later sample ask again. */
