@@ -867,12 +867,15 @@ static void sfu_test_corrupt(struct kunit *test)
 		const char *what;
 		unsigned long val;
 		bool in_fork_entry;
+		bool in_heap;		/* @val: an offset into this test's heap */
+		bool not_text;		/* never in the trace */
 	} bad[] = {
 		{ "return address 0", 0 },
-		{ "return address not text", (unsigned long)&jiffies },
+		{ "return address not text", (unsigned long)&jiffies, .not_text = true },
 		{ "return address into the leaf (loop)", (unsigned long)sframe_park_leaf + 1 },
 		{ "fake boundary (fork entry)", 4, true },
-		{ "return address -1", ~0UL },
+		{ "return address -1", ~0UL, .not_text = true },
+		{ "return address in the heap", 64, .in_heap = true, .not_text = true },
 	};
 
 	/* (off the stack: KASAN builds warn about a frame this size) */
@@ -889,14 +892,23 @@ static void sfu_test_corrupt(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, slot);
 	saved = *slot;
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		unsigned long val = bad[i].val;
+		unsigned int k;
 		int ret;
 
-		*slot = bad[i].in_fork_entry ? sfu_fork_entry_plus(bad[i].val) :
-					       bad[i].val;
+		if (bad[i].in_fork_entry)
+			val = sfu_fork_entry_plus(val);
+		else if (bad[i].in_heap)
+			val += (unsigned long)t;
+		*slot = val;
 		ret = sfu_walk_task(task, t, st);
 		kunit_info(test, "%s: %d (%s) after %u frames\n", bad[i].what,
 			   ret, sframe_unwind_strerror(st->error), t->n);
 		KUNIT_EXPECT_NE_MSG(test, ret, 0, "%s", bad[i].what);
+		/* A value that is not text is never given as a frame. */
+		for (k = 0; bad[i].not_text && k < t->n; k++)
+			KUNIT_EXPECT_NE_MSG(test, t->e[k], val,
+					    "%s: in the trace", bad[i].what);
 	}
 	*slot = saved;
 
