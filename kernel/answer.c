@@ -328,7 +328,15 @@ sframe_answer_finish(unsigned long pc, struct sframe_answer *ans,
 	} else {
 		sframe_answer_uncached(pc, ans);
 	}
-	ans->after_call = sframe_arch_after_call_inline(pc + 1);
+	/*
+	 * Whether a call ends at @pc + 1 is read from the bytes before it:
+	 * only where they are text (a rule or an annotation says so, else
+	 * the kernel's list of text).  A return address from a corrupt slot
+	 * may point anywhere, device memory too: nothing is read there.
+	 */
+	ans->after_call = (!ans->err || ans->annot ||
+			   kernel_text_address(pc + 1)) &&
+			  sframe_arch_after_call_inline(pc + 1);
 	ans->plain = !ans->annot && !ans->err && ans->after_call;
 }
 

@@ -503,13 +503,13 @@ sframe_uw_unlisted(struct sframe_unwind_state *state, unsigned long ra,
 	 * address by its answer, which the next step asks for anyway
 	 * (usually from the lookup cache): the registry has rules for loaded
 	 * modules' text only (their init text until it is freed).  The rest
-	 * (vmlinux's init text, which vmlinux's section describes also
-	 * after it is freed; trampolines, BPF, text without SFrame): the
-	 * full check.
+	 * (an answer without a rule: vmlinux's init text, which vmlinux's
+	 * section describes also after it is freed; trampolines, BPF, text
+	 * without SFrame, and anything that is not text): the full check.
 	 */
 	if (!is_kernel_text(state->pc) &&
 	    (__is_kernel(state->pc) ||
-	     !sframe_kernel_answer(state->pc - 1, &state->ans)->rule) &&
+	     sframe_kernel_answer(state->pc - 1, &state->ans)->err) &&
 	    !kernel_text_address(state->pc))
 		return sframe_uw_stop(state, SFRAME_UW_NOT_TEXT);
 	return true;

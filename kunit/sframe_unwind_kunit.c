@@ -34,6 +34,7 @@
 #endif
 #include "sframe_kunit.h"
 #include "sframe_park.h"
+#include "../kernel/unwind_arch.h"	/* sframe_arch_after_call() */
 
 #define SFU_MAX		64
 
@@ -1440,34 +1441,34 @@ static void sfu_test_static_call(struct kunit *test)
  * A return address after a call whose opcode is covered by an INT3
  * (text_poke_bp() rewriting the site, or a kprobe on the call) is still
  * after a call when the displacement leads to a function's start.  The
- * bytes lie in data here: the answer reads them as it reads text.
+ * bytes lie in data here, which sframe_arch_after_call() reads as it
+ * reads text; an answer reads no bytes where no text is.
  */
 static u8 sfu_int3_buf[16];
 
 static bool sfu_int3_after_call(u8 op, s32 disp)
 {
-	unsigned long ra = (unsigned long)&sfu_int3_buf[8];
-	struct sframe_answer scratch;
-	const struct sframe_answer *ans;
-	bool after;
-
 	sfu_int3_buf[3] = op;
 	memcpy(&sfu_int3_buf[4], &disp, sizeof(disp));
-	/* (vmlinux's data: the answer is cached, the bytes change) */
-	sframe_kernel_cache_flush();
-	sframe_kernel_answers_begin();
-	ans = sframe_kernel_answer(ra - 1, &scratch);
-	after = ans->after_call;
-	sframe_kernel_answers_end();
-	return after;
+	return sframe_arch_after_call((unsigned long)&sfu_int3_buf[8]);
 }
 
 static void sfu_test_int3_call(struct kunit *test)
 {
 	/* the displacement of a call from the buffer to a function */
 	s32 d = (long)sfu_sc_target - (long)&sfu_int3_buf[8];
+	struct sframe_answer scratch;
+	const struct sframe_answer *ans;
 
 	KUNIT_EXPECT_TRUE(test, sfu_int3_after_call(0xe8, d));
+	/* (vmlinux's data: the answer is cached, the bytes change) */
+	sframe_kernel_cache_flush();
+	sframe_kernel_answers_begin();
+	ans = sframe_kernel_answer((unsigned long)&sfu_int3_buf[8] - 1,
+				   &scratch);
+	KUNIT_EXPECT_FALSE_MSG(test, ans->after_call,
+			       "an answer read call-site bytes in data");
+	sframe_kernel_answers_end();
 	KUNIT_EXPECT_TRUE(test, sfu_int3_after_call(0xcc, d));
 	/* not to a function's start; INT3 padding; not a call */
 	KUNIT_EXPECT_FALSE(test, sfu_int3_after_call(0xcc, d + 1));
