@@ -376,7 +376,7 @@ static __always_inline bool sframe_cache_may_fill(void)
  * 0 (the PC of an entry left empty), misses it.
  */
 static __always_inline struct sframe_cache_entry *
-sframe_cache_victim(struct sframe_cache_entry *e, unsigned int gen)
+sframe_cache_victim(struct sframe_cache_entry *e, unsigned long gen)
 {
 	if (READ_ONCE(e->gen) == gen)
 		e += READ_ONCE(e[1].gen) != gen ||
@@ -388,7 +388,7 @@ sframe_cache_victim(struct sframe_cache_entry *e, unsigned int gen)
 
 /* The answer in @e complete: it is @pc's of generation @gen. */
 static __always_inline void sframe_cache_keep(struct sframe_cache_entry *e,
-					      unsigned long pc, unsigned int gen)
+					      unsigned long pc, unsigned long gen)
 {
 	WRITE_ONCE(e->pc, pc);
 	barrier();
@@ -398,7 +398,7 @@ static __always_inline void sframe_cache_keep(struct sframe_cache_entry *e,
 /* sframe_kernel_answer_fill() from its rows' result on */
 static noinline const struct sframe_answer *
 sframe_kernel_answer_fill_rest(unsigned long pc, struct sframe_cache_entry *e,
-			       unsigned int gen, struct sframe_answer *scratch,
+			       unsigned long gen, struct sframe_answer *scratch,
 			       const struct sframe_rows_rule *rule, int err,
 			       bool marked)
 {
@@ -444,7 +444,7 @@ NOKPROBE_SYMBOL(sframe_kernel_answer_fill_rest);
  */
 noinline const struct sframe_answer *
 sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
-			  unsigned int gen, struct sframe_answer *scratch)
+			  unsigned long gen, struct sframe_answer *scratch)
 {
 	const struct sframe_rows_rule *rule;
 	bool marked;
@@ -496,12 +496,12 @@ unsigned int sframe_kernel_cache_check(struct sframe_cache_entry *bad,
 {
 	struct sframe_cache_entry *c;
 	struct sframe_answer fresh;
-	unsigned long i, size;
-	unsigned int gen, n = 0;
+	unsigned long i, size, gen;
+	unsigned int n = 0;
 
 	/* No fill nested in the check changes the entries it reads. */
 	sframe_kernel_answers_begin();
-	gen = atomic_read(&sframe_kernel_gen);
+	gen = atomic_long_read(&sframe_kernel_gen);
 	/* The number of sets, then the sets (sframe_kernel_cache_set()) */
 	size = (smp_load_acquire(&sframe_cache.mask) + 1) * SFRAME_CACHE_WAYS;
 	c = this_cpu_ptr(READ_ONCE(sframe_cache.sets));

@@ -68,7 +68,7 @@ struct sframe_annot_table sframe_vmlinux_annot __ro_after_init;
  * Lookups' generation (sframe/kernel.h): caches compare it.  Always odd,
  * so never 0, which marks a cache entry empty (sframe_cache_victim()).
  */
-atomic_t sframe_kernel_gen = ATOMIC_INIT(1);
+atomic_long_t sframe_kernel_gen = ATOMIC_LONG_INIT(1);
 
 /*
  * A new generation: every cached answer is gone.  Called after a change of
@@ -82,8 +82,11 @@ atomic_t sframe_kernel_gen = ATOMIC_INIT(1);
  */
 static void sframe_kernel_gen_next(void)
 {
-	/* By two: odd, even when it wraps. */
-	atomic_add_return_release(2, &sframe_kernel_gen);
+	/*
+	 * By two: always odd.  64 bits: an entry left in a cache that no
+	 * lookup touches is never taken for one of a later generation.
+	 */
+	atomic_long_add_return_release(2, &sframe_kernel_gen);
 }
 
 /**

@@ -1133,7 +1133,8 @@ static void sfu_test_cache_nested(struct kunit *test)
 	const struct sframe_answer *held[SFRAME_CACHE_WAYS];
 	struct sframe_answer want[SFRAME_CACHE_WAYS], scratch;
 	const struct sframe_cache_entry *e;
-	unsigned int n = 0, cached, kept, gen, tries = 0;
+	unsigned int n = 0, cached, kept, tries = 0;
+	unsigned long gen;
 
 	/* The caches at their final size before a set is chosen */
 	KUNIT_ASSERT_TRUE(test, sframe_unwind_tables_wait());
@@ -1153,7 +1154,7 @@ static void sfu_test_cache_nested(struct kunit *test)
 		kept = 0;
 		sframe_kernel_answers_begin();
 		sframe_kernel_cache_flush();
-		gen = atomic_read(&sframe_kernel_gen);
+		gen = atomic_long_read(&sframe_kernel_gen);
 		for (n = 0; n < SFRAME_CACHE_WAYS; n++) {
 			held[n] = sframe_kernel_answer(pcs[n], &scratch);
 			want[n] = *held[n];
@@ -1170,7 +1171,7 @@ static void sfu_test_cache_nested(struct kunit *test)
 				!memcmp(held[n], &want[n], sizeof(want[n]));
 		}
 		sframe_kernel_answers_end();
-	} while (atomic_read(&sframe_kernel_gen) != gen && ++tries < 10);
+	} while (atomic_long_read(&sframe_kernel_gen) != gen && ++tries < 10);
 
 	kunit_info(test, "%u of %u answers held in the cache kept over a nested lookup of %pS\n",
 		   kept, cached, (void *)pcs[SFRAME_CACHE_WAYS]);

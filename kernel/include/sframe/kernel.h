@@ -189,7 +189,7 @@ void sframe_vmlinux_drop_section(void);
  * every change of the module list, of a module's init text, or of kernel
  * text (sframe_kernel_text_changed()).  Caches of answers compare it.
  */
-extern atomic_t sframe_kernel_gen;
+extern atomic_long_t sframe_kernel_gen;
 
 int sframe_table_init(struct sframe_section *sec, u32 **index,
 		      const void *data, size_t size, unsigned long addr,

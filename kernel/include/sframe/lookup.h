@@ -83,7 +83,7 @@ struct sframe_answer {
 
 struct sframe_cache_entry {
 	unsigned long pc;
-	unsigned int gen;		/* 0: being filled or empty */
+	unsigned long gen;		/* 0: being filled or empty */
 	struct sframe_answer ans;
 };
 
@@ -155,7 +155,7 @@ unsigned int sframe_kernel_cache_check(struct sframe_cache_entry *bad,
 
 const struct sframe_answer *
 sframe_kernel_answer_fill(unsigned long pc, struct sframe_cache_entry *e,
-			  unsigned int gen, struct sframe_answer *scratch);
+			  unsigned long gen, struct sframe_answer *scratch);
 
 /**
  * sframe_kernel_answer() - the answer of a text address, usually cached
@@ -183,14 +183,14 @@ static __always_inline const struct sframe_answer *
 sframe_kernel_answer(unsigned long pc, struct sframe_answer *scratch)
 {
 	struct sframe_cache_entry *e;
-	unsigned int gen;
+	unsigned long gen;
 
 	/*
 	 * A hit needs no ordering: an entry of this generation was filled
 	 * after it began.  A fill orders its reads of the module list
 	 * after this one (sframe_kernel_answer_fill()).
 	 */
-	gen = atomic_read(&sframe_kernel_gen);
+	gen = atomic_long_read(&sframe_kernel_gen);
 	e = sframe_kernel_cache_set(pc);
 	if (likely(READ_ONCE(e->pc) == pc && READ_ONCE(e->gen) == gen))
 		return &e->ans;
