@@ -538,7 +538,10 @@ EXPORT_SYMBOL_GPL(sframe_kernel_cache_check);
  *        dropped, sframe_rule_no_red_zone()), valid when 0 is returned;
  *        its function fields are zero (sframe_kernel_find() has them)
  *
- * sframe_kernel_answer() for those who want a struct sframe_rule.
+ * sframe_kernel_answer() for those who want a struct sframe_rule.  A
+ * module's annotation is freed with the module: a caller that may race
+ * with its unloading reads *@annot under the rcu_read_lock() it called
+ * this in (the module's tables go after a grace period).
  *
  * Return: 0, or a negative SFRAME_E_* code as sframe_kernel_find().
  */
@@ -604,6 +607,8 @@ static int sframe_lookup_show(struct seq_file *m, void *v)
 		seq_puts(m, "write a text address here first\n");
 		return 0;
 	}
+	/* the address may be a module's, which may be unloaded meanwhile */
+	rcu_read_lock();
 	err = sframe_kernel_lookup(pc, &a, &rule);
 	seq_printf(m, "%#lx %pS: ", pc, (void *)pc);
 	if (err) {
@@ -618,6 +623,7 @@ static int sframe_lookup_show(struct seq_file *m, void *v)
 	}
 	if (a)
 		seq_printf(m, "; annotation type %u", a->type);
+	rcu_read_unlock();
 	seq_putc(m, '\n');
 	return 0;
 }

@@ -964,7 +964,9 @@ sframe_module_annot_search(const struct sframe_module_table *t,
  * sframe_annot_find() - the annotation covering a kernel or module address
  * @pc: text address
  *
- * Lock-free: safe in any context, NMI included.
+ * Lock-free: safe in any context, NMI included.  A module's entry is
+ * freed with the module: a caller that may race with its unloading reads
+ * it under the rcu_read_lock() it called this in.
  *
  * Return: the entry whose range contains @pc, or NULL.
  */
