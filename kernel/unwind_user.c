@@ -355,30 +355,45 @@ static bool sframe_user_bytes_in(const struct sframe_user_sec *s,
 }
 
 /*
- * Are all bytes of @sec's section mapped, read-only, from its own ELF file
- * at the offsets the program headers give?  Then they can only change
- * through a later mmap(), munmap() or mprotect() of them, which the hooks
- * see.
+ * Is all of [@start, @end) mapped read-only from @sec's ELF file: as
+ * executable text (@text), else at the offsets its program headers give?
+ * An empty or wrapping range is not.
  */
-static bool sframe_user_bytes_sealed(struct mm_struct *mm,
-				     const struct sframe_user_sec *sec)
+static bool sframe_user_file_ro(struct mm_struct *mm,
+				const struct sframe_user_sec *sec,
+				unsigned long start, unsigned long end, bool text)
 {
-	VMA_ITERATOR(vmi, mm, sec->sframe);
-	unsigned long at = sec->sframe, end = sec->sframe + sec->size;
+	VMA_ITERATOR(vmi, mm, start);
+	unsigned long at = start;
 	struct vm_area_struct *vma;
 
-	if (end <= at)
-		return false;		/* forged: never cached */
+	if (end <= start)
+		return false;
 	for_each_vma_range(vmi, vma, end) {
 		if (vma->vm_start > at || (vma->vm_flags & VM_WRITE) ||
-		    !vma->vm_file || file_inode(vma->vm_file) != sec->inode ||
-		    vma->vm_start - (vma->vm_pgoff << PAGE_SHIFT) != sec->bias)
+		    !vma->vm_file || file_inode(vma->vm_file) != sec->inode)
+			return false;
+		if (text ? !(vma->vm_flags & VM_EXEC) :
+			   vma->vm_start - (vma->vm_pgoff << PAGE_SHIFT) != sec->bias)
 			return false;
 		at = vma->vm_end;
 		if (at >= end)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * Are all bytes of @sec's section mapped, read-only, from its own ELF file
+ * at the offsets the program headers give?  Then they can only change
+ * through a later mmap(), munmap() or mprotect() of them, which the hooks
+ * see.  (A forged size that wraps: never cached.)
+ */
+static bool sframe_user_bytes_sealed(struct mm_struct *mm,
+				     const struct sframe_user_sec *sec)
+{
+	return sframe_user_file_ro(mm, sec, sec->sframe,
+				   sec->sframe + sec->size, false);
 }
 
 /* sframe_user_bytes_changed() @how */
@@ -571,7 +586,7 @@ void sframe_user_munmap(struct mm_struct *mm, unsigned long start,
  * patcher), and its SFrame no longer describes it; so is text that is no
  * longer executable.  Text that stays executable and read-only keeps its
  * entry: mprotect() to the protection it has, or adding PROT_BTI, which
- * the dynamic loader does to the text of every BTI-marked object on arm64.
+ * a BTI-enabled dynamic loader does to every BTI-marked object on arm64.
  * Data ranges (RELRO, the section itself) keep the entries, their
  * contents are never trusted anyway; but section bytes made writable
  * have their section's answers no longer cached.
@@ -596,20 +611,7 @@ void sframe_user_mprotect(struct mm_struct *mm, unsigned long start,
 static bool sframe_user_text_held(struct mm_struct *mm,
 				  const struct sframe_user_sec *sec)
 {
-	VMA_ITERATOR(vmi, mm, sec->start);
-	unsigned long at = sec->start;
-	struct vm_area_struct *vma;
-
-	for_each_vma_range(vmi, vma, sec->end) {
-		if (vma->vm_start > at || !(vma->vm_flags & VM_EXEC) ||
-		    (vma->vm_flags & VM_WRITE) || !vma->vm_file ||
-		    file_inode(vma->vm_file) != sec->inode)
-			return false;
-		at = vma->vm_end;
-		if (at >= sec->end)
-			return true;
-	}
-	return false;
+	return sframe_user_file_ro(mm, sec, sec->start, sec->end, true);
 }
 
 /**
