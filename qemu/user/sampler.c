@@ -36,6 +36,11 @@
  * pages are mapped (a static, non-PIE build: the exec'd image has the
  * parent's addresses).
  *
+ * -z MS makes the sampled child drop the page table entries of its SFrame
+ * sections (MADV_DONTNEED) every MS milliseconds, as reclaim does: each
+ * time, the kernel must fault the pages in again after a sample finds
+ * them missing, or the rest of the child's samples lose their chains.
+ *
  * -s fp|eh samples in-process with SIGPROF instead of perf (a frame-pointer
  * walk, or backtrace() over .eh_frame) to test the checker without perf;
  * -r SECONDS only runs the workload. See qemu/user/README.md.
@@ -46,6 +51,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <signal.h>
@@ -750,6 +756,7 @@ static void ring_drain(struct perf_ring *r, struct sample_ctx *ctx)
 struct options {
 	unsigned long nsamples, period_us, timeout, run_only, ring_pages;
 	unsigned long exec_ms;		/* -x: short-lived exec'd runs */
+	unsigned long zap_ms;		/* -z: drop the sections' pages */
 	bool expect_complete, expect_right;
 	bool check;			/* -c */
 	const char *self_test;		/* -s fp|eh */
@@ -1226,6 +1233,67 @@ static int check_checker(void)
 	return bad;
 }
 
+/* ---- -z: the child's SFrame pages dropped now and then -------------------- */
+
+#ifndef PT_GNU_SFRAME
+#define PT_GNU_SFRAME	0x6474e554
+#endif
+
+static struct {
+	uintptr_t start;
+	size_t len;
+} zap_ranges[8];
+static int zap_n;
+
+/* The pages of each loaded object's PT_GNU_SFRAME. */
+static int zap_find(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a;
+	int i;
+
+	(void)size;
+	(void)data;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_GNU_SFRAME || !ph->p_memsz ||
+		    zap_n == (int)(sizeof(zap_ranges) / sizeof(zap_ranges[0])))
+			continue;
+		a = info->dlpi_addr + ph->p_vaddr;
+		zap_ranges[zap_n].start = a & ~(page - 1);
+		zap_ranges[zap_n].len = ((a + ph->p_memsz + page - 1) & ~(page - 1)) -
+					zap_ranges[zap_n].start;
+		zap_n++;
+	}
+	return 0;
+}
+
+static void zap_sframe(int sig)
+{
+	int i;
+
+	(void)sig;
+	for (i = 0; i < zap_n; i++)
+		madvise((void *)zap_ranges[i].start, zap_ranges[i].len, MADV_DONTNEED);
+}
+
+/* In the sampled child: drop its sections' pages every @ms ms. */
+static void zap_start(unsigned long ms)
+{
+	struct itimerval it = {
+		.it_interval = { .tv_sec = ms / 1000, .tv_usec = ms % 1000 * 1000 },
+	};
+
+	dl_iterate_phdr(zap_find, NULL);
+	if (!zap_n) {
+		fprintf(stderr, "%s: -z: no PT_GNU_SFRAME in this program\n", prog);
+		_exit(2);
+	}
+	it.it_value = it.it_interval;
+	signal(SIGALRM, zap_sframe);
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
 /* ---- main ---------------------------------------------------------------- */
 
 static void stop_chain(int sig)
@@ -1317,7 +1385,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: %s [-n SAMPLES] [-p PERIOD_US] [-e [-t PERCENT]] [-f] [-w] [-q|-v]\n"
-		"          [-T SECONDS] [-b PAGES] [-s fp|eh]\n"
+		"          [-T SECONDS] [-b PAGES] [-s fp|eh] [-z MS]\n"
 		"       %s -c               (check the checker on made-up chains)\n"
 		"       %s -r SECONDS       (run the workload only, no sampling)\n"
 		"       %s -x MS [options]  (sample short-lived runs of MS ms, exec'd)\n"
@@ -1330,6 +1398,7 @@ static void usage(void)
 		"  -w  exit 1 if any chain is wrong\n"
 		"  -q  summary line only; -v every sample, and the chain's symbols\n"
 		"  -T  give up after SECONDS without enough samples (default 120)\n"
+		"  -z  the sampled child drops its .sframe pages every MS ms (MADV_DONTNEED)\n"
 		"  -b  data pages of the ring buffer, a power of 2 (default 64)\n"
 		"  -s  self-test without perf, in-process: SIGPROF and a frame-pointer walk\n"
 		"      (fp) or the C library's backtrace() (eh: .eh_frame)\n",
@@ -1351,7 +1420,7 @@ int main(int argc, char **argv)
 	/* the short-lived child of -x: straight to the chain */
 	if (argc == 3 && !strcmp(argv[1], "-R"))
 		return run_short(argv[2]);
-	while ((c = getopt(argc, argv, "b:cn:p:t:T:efwqvr:s:x:")) != -1) {
+	while ((c = getopt(argc, argv, "b:cn:p:t:T:efwqvr:s:x:z:")) != -1) {
 		switch (c) {
 		case 'c':
 			opt.check = true;
@@ -1395,13 +1464,17 @@ int main(int argc, char **argv)
 		case 'x':
 			opt.exec_ms = strtoul(optarg, NULL, 0);
 			break;
+		case 'z':
+			opt.zap_ms = strtoul(optarg, NULL, 0);
+			break;
 		default:
 			usage();
 		}
 	}
 	if (optind != argc || !opt.nsamples || !opt.period_us || !opt.ring_pages ||
 	    (opt.ring_pages & (opt.ring_pages - 1)) ||
-	    (opt.self_test && strcmp(opt.self_test, "fp") && strcmp(opt.self_test, "eh")))
+	    (opt.self_test && strcmp(opt.self_test, "fp") && strcmp(opt.self_test, "eh")) ||
+	    (opt.zap_ms && (opt.exec_ms || opt.self_test || opt.run_only)))
 		usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	load_symbols();
@@ -1441,6 +1514,8 @@ int main(int argc, char **argv)
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			if (getppid() != parent)
 				_exit(1);
+			if (opt.zap_ms)
+				zap_start(opt.zap_ms);
 			chain_sink = w_outer();
 			_exit(0);
 		}
