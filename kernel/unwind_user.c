@@ -120,10 +120,13 @@
  * @bias: @sframe minus the section's offset in the ELF file
  * @inode: the ELF file's inode, as an identity (never dereferenced; the
  *         text mapping holds the file while the entry exists)
- * @flags: bits %SFRAME_USER_FAULT_IN and %SFRAME_USER_REFUSED (set by
- *         readers, atomically) and %SFRAME_USER_NO_CACHE
+ * @flags: bit %SFRAME_USER_REFUSED (set by readers, atomically) and
+ *         %SFRAME_USER_NO_CACHE
  * @retry: with %SFRAME_USER_REFUSED, the jiffies from which lookups read
  *         the section again (set by readers, WRITE_ONCE())
+ * @asked: 0, or the jiffies until which a sample that finds a page of the
+ *         section missing does not ask for its pages again (set by
+ *         readers, cmpxchg(): sframe_user_want_pages())
  */
 struct sframe_user_sec {
 	unsigned long start, end;
@@ -132,11 +135,11 @@ struct sframe_user_sec {
 	const void *inode;
 	unsigned long flags;
 	unsigned long retry;
+	unsigned long asked;
 };
 
 /*
  * struct sframe_user_sec.flags:
- * %SFRAME_USER_FAULT_IN: fault-in of the section requested (set by readers)
  * %SFRAME_USER_NO_CACHE: the section's bytes are not all mapped
  *	read-only from its own ELF file (not mapped yet, writable, another
  *	file or anonymous memory over them, or unmapped or made writable
@@ -145,7 +148,6 @@ struct sframe_user_sec {
  *	sorted (set by readers): not read until @retry, walks end there
  *	(sframe_user_refuse())
  */
-#define SFRAME_USER_FAULT_IN	0
 #define SFRAME_USER_NO_CACHE	1
 #define SFRAME_USER_REFUSED	2
 
@@ -856,6 +858,12 @@ void sframe_user_fork(struct task_struct *p, u64 clone_flags)
 	mmap_read_unlock(p->mm);
 }
 
+/*
+ * A request that this finds no longer applies (another task by now, or
+ * one exiting), or that cannot be queued (no memory), is dropped: the
+ * section's next sample that finds a page missing after
+ * %SFRAME_USER_ASK_MS asks again (sframe_user_want_pages()).
+ */
 static void sframe_user_request_fn(struct irq_work *w)
 {
 	struct sframe_user_request *r =
@@ -870,30 +878,51 @@ static void sframe_user_request_fn(struct irq_work *w)
 	smp_store_release(&r->task, NULL);
 }
 
-/* Ask once per section (until its entry is replaced) for its pages. */
+/*
+ * Ask for the pages of @pc's section, once per section and
+ * %SFRAME_USER_ASK_MS (again on a table made meanwhile): a request can be
+ * dropped (sframe_user_request_fn()), and a page can be reclaimed again,
+ * so the question must not be asked only once; nor once per sample, as
+ * every sample of a section whose pages cannot be read would ask.
+ *
+ * Not on PREEMPT_RT: there the irq_work runs in a kernel thread, not in
+ * the sampled task, and a hard irq_work may not allocate.  The pages
+ * requested where sections and their mappings are made still come in.
+ */
 static void sframe_user_want_pages(unsigned long pc)
 {
 	struct sframe_user_request *r;
 	struct sframe_user_sec *s;
+	unsigned long asked, until;
 	u64 id;
 
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		return;
 	rcu_read_lock();
 	s = sframe_user_sec_of(pc, &id);
-	if (s && !test_and_set_bit(SFRAME_USER_FAULT_IN, &s->flags)) {
-		r = this_cpu_ptr(&sframe_user_request);
-		/*
-		 * Claimed before it is filled: a walk in an NMI may interrupt
-		 * this one (in an interrupt) between the two.
-		 */
-		if (!cmpxchg(&r->task, NULL, current)) {
-			r->addr = s->sframe;
-			r->size = s->size;
-			irq_work_queue(&r->irq_work);
-		} else {
-			/* Busy: let a later sample ask again. */
-			clear_bit(SFRAME_USER_FAULT_IN, &s->flags);
-		}
+	if (!s)
+		goto out;
+	asked = READ_ONCE(s->asked);
+	if (asked && time_before(jiffies, asked))
+		goto out;
+	/* One sample (of all CPUs) per period asks; 0 is "never asked". */
+	until = (jiffies + msecs_to_jiffies(SFRAME_USER_ASK_MS)) ?: 1;
+	if (cmpxchg(&s->asked, asked, until) != asked)
+		goto out;
+	r = this_cpu_ptr(&sframe_user_request);
+	/*
+	 * Claimed before it is filled: a walk in an NMI may interrupt this
+	 * one (in an interrupt) between the two.
+	 */
+	if (!cmpxchg(&r->task, NULL, current)) {
+		r->addr = s->sframe;
+		r->size = s->size;
+		irq_work_queue(&r->irq_work);
+	} else {
+		/* Busy: let the next sample ask. */
+		cmpxchg(&s->asked, until, asked);
 	}
+out:
 	rcu_read_unlock();
 }
 

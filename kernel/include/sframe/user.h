@@ -45,6 +45,13 @@ struct sframe_rule;
 #define SFRAME_USER_SAMPLE_COPIES	256
 #define SFRAME_USER_REFUSE_MS		20
 
+/*
+ * A sample that finds a page of a section missing asks for the section's
+ * pages (faulted in at the task's return to user space) at most once per
+ * section and this many ms.
+ */
+#define SFRAME_USER_ASK_MS		1000
+
 #ifdef CONFIG_SFRAME_USER_UNWIND
 
 /*
