@@ -181,6 +181,27 @@ static struct sframe_user_mm *sframe_user_table(struct mm_struct *mm)
 					 !atomic_read(&mm->mm_users));
 }
 
+/*
+ * Copy an entry of a published table, into a new table or out for a
+ * lookup.  Readers write its @flags, @retry and @asked meanwhile (atomic
+ * bit operations, WRITE_ONCE(), cmpxchg()): each is read once, whole; a
+ * value written after that is lost, which costs one lookup or one
+ * request.  The other fields never change.
+ */
+static void sframe_user_sec_copy(struct sframe_user_sec *to,
+				 const struct sframe_user_sec *from)
+{
+	to->start = from->start;
+	to->end = from->end;
+	to->sframe = from->sframe;
+	to->size = from->size;
+	to->bias = from->bias;
+	to->inode = from->inode;
+	to->flags = READ_ONCE(from->flags);
+	to->retry = READ_ONCE(from->retry);
+	to->asked = READ_ONCE(from->asked);
+}
+
 /* Every table is new: a new id, so that no cached answer applies to it. */
 static struct sframe_user_mm *sframe_user_alloc(unsigned int nr)
 {
@@ -218,7 +239,8 @@ static void sframe_user_remove(struct mm_struct *mm, unsigned long start,
 	if (new) {
 		for (i = 0; i < old->nr; i++)
 			if (old->secs[i].end <= start || old->secs[i].start >= end)
-				new->secs[new->nr++] = old->secs[i];
+				sframe_user_sec_copy(&new->secs[new->nr++],
+						     &old->secs[i]);
 	}
 	/* Without memory for the copy, forget them all: never stale. */
 	sframe_user_publish(mm, new);
@@ -242,10 +264,10 @@ static void sframe_user_insert(struct mm_struct *mm,
 	if (!new)
 		return;
 	for (i = 0; i < n && old->secs[i].start < sec->start; i++)
-		new->secs[new->nr++] = old->secs[i];
+		sframe_user_sec_copy(&new->secs[new->nr++], &old->secs[i]);
 	new->secs[new->nr++] = *sec;
 	for (; i < n; i++)
-		new->secs[new->nr++] = old->secs[i];
+		sframe_user_sec_copy(&new->secs[new->nr++], &old->secs[i]);
 	sframe_user_publish(mm, new);
 }
 
@@ -430,8 +452,8 @@ static void sframe_user_bytes_changed(struct mm_struct *mm,
 		sframe_user_publish(mm, NULL);
 		return;
 	}
-	/* Readers set bits of @flags meanwhile; one lost costs a lookup. */
-	data_race(memcpy(new->secs, old->secs, old->nr * sizeof(old->secs[0])));
+	for (i = 0; i < old->nr; i++)
+		sframe_user_sec_copy(&new->secs[i], &old->secs[i]);
 	new->nr = old->nr;
 	for (i = 0; i < new->nr; i++) {
 		struct sframe_user_sec *s = &new->secs[i];
@@ -641,9 +663,7 @@ void sframe_user_dup(struct mm_struct *mm, struct mm_struct *oldmm)
 	for (i = 0; i < old->nr; i++) {
 		if (!sframe_user_text_held(mm, &old->secs[i]))
 			continue;
-		/* as in sframe_user_bytes_changed() */
-		data_race(memcpy(&new->secs[new->nr++], &old->secs[i],
-				 sizeof(old->secs[0])));
+		sframe_user_sec_copy(&new->secs[new->nr++], &old->secs[i]);
 	}
 	rcu_assign_pointer(mm->sframe_user, new);
 }
@@ -714,17 +734,8 @@ static bool sframe_user_find_sec(unsigned long pc, struct sframe_user_sec *out,
 
 	rcu_read_lock();
 	s = sframe_user_sec_of(pc, id);
-	if (s) {
-		/* the fields readers write, marked; the others never change */
-		out->start = s->start;
-		out->end = s->end;
-		out->sframe = s->sframe;
-		out->size = s->size;
-		out->bias = s->bias;
-		out->inode = s->inode;
-		out->flags = READ_ONCE(s->flags);
-		out->retry = READ_ONCE(s->retry);
-	}
+	if (s)
+		sframe_user_sec_copy(out, s);
 	rcu_read_unlock();
 	return s;
 }
