@@ -950,6 +950,23 @@ user_remap_test() {
 	[ -w $ur_param ] && echo 1 >$ur_param
 }
 
+# ---- no cached row answers for another mapping's text ----------------------
+# /usr/test/sframe-rows (qemu/user/rows.c) maps librows-sframe.so twice,
+# the second copy right after the first, with the first copy's last
+# function forged to run over the second; perf samples it while it calls
+# the first copy's rows_g and the second copy's rows_f: no chain from the
+# second rows_f may be walked with a row of the first rows_g (the row
+# cache clamps a row to its own mapping's text).
+user_rows_test() {
+	/usr/test/sframe-rows -t "${USER_ROWS_SECONDS:-2}" /usr/test/librows-sframe.so \
+		>/tmp/user-rows.out 2>&1
+	rw_rc=$?
+	rw_sum=$(sed -n "s/^sframe-rows: second copy's rows_f: \([0-9]* checked.*\)/\1/p" /tmp/user-rows.out)
+	if [ "$rw_rc" = 0 ]; then rw_v=PASS; else rw_v=FAIL; fi
+	echo "$rw_v: user rows: a forged function runs over the next mapping: its PCs walk with their own rows, 0 wrong (${rw_sum:-no result})"
+	[ $rw_v = PASS ] || sed 's/^/    /' /tmp/user-rows.out
+}
+
 # ---- which text mappings keep their SFrame entry ---------------------------
 # /usr/test/sframe-maps (qemu/user/maps.c) maps its own text again and
 # changes it; debugfs sframe/user_maps (the reader's own entries) must list
@@ -1447,6 +1464,7 @@ if [ -z "$kunit_only" ] && { want user || want hostile-mt || want bench; } &&
 		user_first_samples
 		user_reclaim_test
 		user_remap_test
+		user_rows_test
 		user_maps_test
 		user_mapdio_test
 		user_hostile_tests

@@ -43,6 +43,13 @@
 #                        (mapdio.c, spinlib.c)
 #   sframe-modload       loads and unloads a module N times: finit_module()'s
 #                        time and its SFrame registration's (modload.c)
+#   sframe-maps          static, SFrame: maps its own text again and checks
+#                        debugfs sframe/user_maps after each change (maps.c)
+#   sframe-rows          static, SFrame: maps librows-sframe.so (-nostdlib,
+#   librows-sframe.so    SFrame) twice, the second copy after the first,
+#                        with the first's last function forged to run over
+#                        the second: no cached row answers for the other
+#                        copy (rows.c, rowslib.c)
 # and sysroot/: the dynamic loader and the libraries the dynamic build
 # needs, at the paths the target looks for them (for the initramfs).
 # Checks that the SFrame builds have a PT_GNU_SFRAME segment and the
@@ -143,11 +150,14 @@ cmds=(
 "$CC $CFLAGS $OMIT $SFRAME -static -o sframe-mapdio $SRC/mapdio.c $SRC/perfring.c"
 "$CC $CFLAGS -static -o sframe-modload $SRC/modload.c"
 "$CC $CFLAGS $OMIT $SFRAME -static -o sframe-maps $SRC/maps.c"
+"$CC $CFLAGS $OMIT $SFRAME -fPIC -shared -nostdlib -o librows-sframe.so $SRC/rowslib.c"
+"$CC $CFLAGS $OMIT $SFRAME -static -I$ROOT/include -o sframe-rows $SRC/rows.c $SRC/remapcall.S $SRC/perfring.c $ROOT/tools/lib/elf.c $CORE"
 )
 outs="chain-sframe-static libchain.so chain-sframe-dyn chain-nosframe chain-fp
       chain-work-static chain-work-dyn chain-work-threads sframe-hostile churn
       sframe-costly chain-clang-static chain-work-clang libremap-a.so libremap-b.so
-      sframe-remap libspin-sframe.so sframe-mapdio sframe-modload sframe-maps"
+      sframe-remap libspin-sframe.so sframe-mapdio sframe-modload sframe-maps
+      librows-sframe.so sframe-rows"
 
 # rebuilt when a command line, a source, this script, the compiler or the
 # C library changes
@@ -183,7 +193,7 @@ for f in $outs; do
 	case $f in
 	chain-sframe-*|chain-work-*|chain-clang-*|libchain.so|sframe-hostile|churn) want=1 ;;
 	sframe-costly|libremap-*|sframe-remap|libspin-sframe.so|sframe-mapdio) want=1 ;;
-	sframe-maps) want=1 ;;
+	sframe-maps|librows-sframe.so|sframe-rows) want=1 ;;
 	*) want=0 ;;
 	esac
 	have=$(readelf -lW "$f" | grep -c '^ *GNU_SFRAME ' || true)

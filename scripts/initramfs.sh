@@ -328,7 +328,7 @@ EOT
 	for f in "$user"/chain-* "$user"/libchain.so "$user"/sframe-hostile "$user"/churn \
 		 "$user"/sframe-remap "$user"/libremap-[ab].so "$user"/sframe-costly \
 		 "$user"/sframe-mapdio "$user"/libspin-sframe.so "$user"/sframe-modload \
-		 "$user"/sframe-maps; do
+		 "$user"/sframe-maps "$user"/sframe-rows "$user"/librows-sframe.so; do
 		echo "file /usr/test/${f##*/} $f 755 0 0"
 	done
 	(cd "$user/sysroot" && find . -mindepth 1 -type d | sort) | sed 's|^\.||' |
