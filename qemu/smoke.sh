@@ -836,6 +836,33 @@ user_unwind_tests() {
 }
 
 
+# exit_verdict RC LINE OUT: "PASS: LINE" if the program's exit status RC
+# is 0, else "FAIL: LINE" and the program's output OUT, indented.
+exit_verdict() {
+	if [ "$1" = 0 ]; then
+		echo "PASS: $2"
+	else
+		echo "FAIL: $2"
+		sed 's/^/    /' "$3"
+	fi
+}
+
+# user_knobs NAME FILE...: debugfs mounted and each FILE (a module
+# parameter or a debugfs file of the user unwinder) there to write; else a
+# FAIL line for the test NAME and status 1.
+user_knobs() {
+	uk_name=$1
+	shift
+	grep -q " /sys/kernel/debug debugfs " /proc/mounts ||
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	for uk_f in "$@"; do
+		if [ ! -w "$uk_f" ]; then
+			echo "FAIL: $uk_name: $uk_f missing"
+			return 1
+		fi
+	done
+}
+
 # ---- the first samples of a process: defined here, not called yet ---------
 # A short-lived process (chain-sframe-static -x: each run execs the chain
 # for 20 ms, sampled from its execve() on, every 250 us of CPU time) loses
@@ -849,12 +876,7 @@ user_unwind_tests() {
 user_first_samples() {
 	fs_param=/sys/module/sframe/parameters/user_prefault
 	fs_stats=/sys/kernel/debug/sframe/user
-	grep -q " /sys/kernel/debug debugfs " /proc/mounts ||
-		mount -t debugfs none /sys/kernel/debug 2>/dev/null
-	if [ ! -w $fs_param ] || [ ! -e $fs_stats ]; then
-		echo "FAIL: user first samples: $fs_param or $fs_stats missing"
-		return
-	fi
+	user_knobs "user first samples" $fs_param $fs_stats || return
 	for fs_pf in 0 1; do
 		echo $fs_pf >$fs_param
 		echo 0 >$fs_stats
@@ -906,12 +928,7 @@ user_reclaim_test() {
 	fi
 	rc_param=/sys/module/sframe/parameters/user_cache
 	rc_stats=/sys/kernel/debug/sframe/user
-	grep -q " /sys/kernel/debug debugfs " /proc/mounts ||
-		mount -t debugfs none /sys/kernel/debug 2>/dev/null
-	if [ ! -w $rc_param ] || [ ! -e $rc_stats ]; then
-		echo "FAIL: user reclaim: $rc_param or $rc_stats missing"
-		return
-	fi
+	user_knobs "user reclaim" $rc_param $rc_stats || return
 	echo 0 >$rc_param
 	echo 0 >$rc_stats
 	/usr/test/chain-sframe-static -z 1500 -n 5000 -p 1000 -T 120 -e -q \
@@ -943,9 +960,8 @@ user_remap_test() {
 			>/tmp/user-remap.out 2>&1
 		ur_rc=$?
 		ur_sum=$(sed -n 's/^sframe-remap: \([0-9]* rounds.*\)/\1/p' /tmp/user-remap.out)
-		if [ "$ur_rc" = 0 ]; then ur_v=PASS; else ur_v=FAIL; fi
-		echo "$ur_v: user remap: answer cache $([ $ur_cache = 1 ] && echo on || echo off): libraries swapped at one address, every chain from the library mapped now (${ur_sum:-no result})"
-		[ $ur_v = PASS ] || sed 's/^/    /' /tmp/user-remap.out
+		exit_verdict $ur_rc "user remap: answer cache $([ $ur_cache = 1 ] && echo on || echo off): libraries swapped at one address, every chain from the library mapped now (${ur_sum:-no result})" \
+			/tmp/user-remap.out
 	done
 	[ -w $ur_param ] && echo 1 >$ur_param
 }
@@ -962,9 +978,8 @@ user_rows_test() {
 		>/tmp/user-rows.out 2>&1
 	rw_rc=$?
 	rw_sum=$(sed -n "s/^sframe-rows: second copy's rows_f: \([0-9]* checked.*\)/\1/p" /tmp/user-rows.out)
-	if [ "$rw_rc" = 0 ]; then rw_v=PASS; else rw_v=FAIL; fi
-	echo "$rw_v: user rows: a forged function runs over the next mapping: its PCs walk with their own rows, 0 wrong (${rw_sum:-no result})"
-	[ $rw_v = PASS ] || sed 's/^/    /' /tmp/user-rows.out
+	exit_verdict $rw_rc "user rows: a forged function runs over the next mapping: its PCs walk with their own rows, 0 wrong (${rw_sum:-no result})" \
+		/tmp/user-rows.out
 }
 
 # ---- which text mappings keep their SFrame entry ---------------------------

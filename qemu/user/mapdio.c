@@ -65,7 +65,6 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -562,29 +561,14 @@ static double now_s(void)
 static void sample(struct tally *t, double secs)
 {
 	spin_fn_t entry;
-	struct perf_event_attr attr;
 	struct perf_ring ring;
 	unsigned long site = 0;
 	double t0;
 	int fd;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	/*
-	 * A period, not a frequency: the kernel lowers
-	 * perf_event_max_sample_rate when its sampling interrupts take long
-	 * (KASAN kernels under TCG), and a frequency above it is EINVAL.
-	 */
-	attr.sample_period = NSEC_PER_SEC / SAMPLE_FREQ;
-	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	attr.exclude_callchain_kernel = 1;
-	attr.disabled = 1;
-	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0 || perf_ring_map(&ring, fd, RING_PAGES))
+	fd = perf_ring_open_self(&ring, PERF_COUNT_SW_CPU_CLOCK,
+				 NSEC_PER_SEC / SAMPLE_FREQ, RING_PAGES);
+	if (fd < 0)
 		die(2, "cannot sample: perf_event_open: %s", strerror(errno));
 
 	entry = (spin_fn_t)t->lib->start[F_ENTRY];

@@ -6,9 +6,38 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "perfring.h"
+
+int perf_ring_open_self(struct perf_ring *r, uint64_t clock, uint64_t period_ns,
+			unsigned long pages)
+{
+	struct perf_event_attr attr;
+	int fd, err;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = clock;
+	attr.sample_period = period_ns;
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.exclude_callchain_kernel = 1;
+	attr.disabled = 1;
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (perf_ring_map(r, fd, pages)) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
 
 int perf_ring_map(struct perf_ring *r, int fd, unsigned long pages)
 {

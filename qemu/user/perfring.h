@@ -24,6 +24,18 @@ struct perf_ring {
 typedef void (*perf_ring_fn)(void *arg, const struct perf_event_header *hdr,
 			     const unsigned char *rec);
 
+/*
+ * A sampling event on the calling thread, created disabled: every
+ * @period_ns of @clock (PERF_COUNT_SW_TASK_CLOCK or PERF_COUNT_SW_CPU_CLOCK;
+ * a period, not a frequency: the kernel lowers perf_event_max_sample_rate
+ * when its sampling interrupts take long, as on KASAN kernels under TCG,
+ * and a frequency above it is EINVAL), the IP and the user callchain, in
+ * a ring of @pages data pages mapped into @r.  The event's fd, or -1
+ * (errno).
+ */
+int perf_ring_open_self(struct perf_ring *r, uint64_t clock, uint64_t period_ns,
+			unsigned long pages);
+
 /* Maps the meta page and @pages data pages of event @fd. 0, or -1 (errno). */
 int perf_ring_map(struct perf_ring *r, int fd, unsigned long pages);
 void perf_ring_unmap(struct perf_ring *r);

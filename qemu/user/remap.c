@@ -32,7 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -99,7 +98,6 @@ int main(int argc, char **argv)
 	unsigned long rounds = 12, ms = 150, period = 100000;
 	unsigned long total = 0, checked = 0, wrong = 0, same = 0, empty = 0;
 	uintptr_t last_base = 0;
-	struct perf_event_attr attr;
 	struct perf_ring ring;
 	char path[4096];
 	int opt, fd;
@@ -120,18 +118,8 @@ usage:
 		return 2;
 	}
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_TASK_CLOCK;
-	attr.sample_period = period;
-	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	attr.exclude_callchain_kernel = 1;
-	attr.disabled = 1;
-	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0 || perf_ring_map(&ring, fd, RING_PAGES)) {
+	fd = perf_ring_open_self(&ring, PERF_COUNT_SW_TASK_CLOCK, period, RING_PAGES);
+	if (fd < 0) {
 		printf("%s: cannot sample: %s\n", prog, strerror(errno));
 		return 2;
 	}

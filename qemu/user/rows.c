@@ -44,7 +44,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -277,7 +276,6 @@ int main(int argc, char **argv)
 {
 	unsigned long seconds = 2, period = 100000;
 	void (*f2)(void (*)(void)), (*g1)(void (*)(void));
-	struct perf_event_attr attr;
 	struct perf_ring ring;
 	struct lib l = { 0 };
 	uintptr_t base;
@@ -318,18 +316,10 @@ usage:
 	fns[1] = (struct fn_stats){ .what = "second copy's rows_f",
 		.start = base + l.span + l.f_start, .end = base + l.span + l.f_end };
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_TASK_CLOCK;
-	attr.sample_period = period;
-	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	attr.exclude_callchain_kernel = 1;
-	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0 || perf_ring_map(&ring, fd, RING_PAGES))
+	fd = perf_ring_open_self(&ring, PERF_COUNT_SW_TASK_CLOCK, period, RING_PAGES);
+	if (fd < 0)
 		die(2, "cannot sample: %s", strerror(errno));
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 
 	t = cpu_ms();
 	while (cpu_ms() - t < seconds * 1e3 ||
