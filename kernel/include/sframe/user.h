@@ -47,8 +47,8 @@ struct sframe_rule;
 
 /*
  * A sample that finds a page of a section missing asks for the section's
- * pages (faulted in at the task's return to user space) at most once per
- * section and this many ms.
+ * pages (faulted in at the task's return to user space) once per section
+ * and this many ms (sframe_user_want_pages()).
  */
 #define SFRAME_USER_ASK_MS		1000
 
