@@ -641,10 +641,15 @@ sframe_rows_lookup(const struct sframe_rows *rows, u64 pc, int *err,
 }
 
 /* AArch64 (either byte order): signed return addresses, PAC keys. */
+static inline bool sframe_abi_is_aarch64(unsigned int abi)
+{
+	return abi == SFRAME_ABI_AARCH64_ENDIAN_BIG ||
+	       abi == SFRAME_ABI_AARCH64_ENDIAN_LITTLE;
+}
+
 static inline bool sframe_abi_aarch64(const struct sframe_section *sec)
 {
-	return sec->abi == SFRAME_ABI_AARCH64_ENDIAN_BIG ||
-	       sec->abi == SFRAME_ABI_AARCH64_ENDIAN_LITTLE;
+	return sframe_abi_is_aarch64(sec->abi);
 }
 
 /* FDE attribute helpers. */

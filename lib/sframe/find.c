@@ -489,7 +489,7 @@ int sframe_fre_rule(const struct sframe_section *sec,
 		    const struct sframe_fde *fde, const struct sframe_fre *fre,
 		    struct sframe_rule *rule)
 {
-	return sframe_rule(sec, fde, fre, false, rule);
+	return sframe_rule(sec, fde, fre, false, sec->abi, rule);
 }
 EXPORT_SYMBOL_GPL(sframe_fre_rule);
 
@@ -517,7 +517,7 @@ int sframe_find(const struct sframe_section *sec, u64 pc,
 	if (err)
 		return err;
 	if (fde.num_fres == 0) {
-		sframe_rule_init(sec, &fde, rule);
+		sframe_rule_init(sec, &fde, sec->abi, rule);
 		if (rule->flags & SFRAME_RULE_SIGNAL)
 			return -SFRAME_E_SIGNAL;
 		if (sec->version >= SFRAME_VERSION_3 && !sframe_fde_flex(&fde)) {
@@ -530,7 +530,20 @@ int sframe_find(const struct sframe_section *sec, u64 pc,
 	err = sframe_locate_fre(sec, &fde, pc, true, &fre);
 	if (err)
 		return err;
-	err = sframe_rule(sec, &fde, &fre, true, rule);
+	/* The rule decoded for the ABIs of the unwinders' arches. */
+	switch (sec->abi) {
+	case SFRAME_ABI_AMD64_ENDIAN_LITTLE:
+		err = sframe_rule(sec, &fde, &fre, true,
+				  SFRAME_ABI_AMD64_ENDIAN_LITTLE, rule);
+		break;
+	case SFRAME_ABI_AARCH64_ENDIAN_LITTLE:
+		err = sframe_rule(sec, &fde, &fre, true,
+				  SFRAME_ABI_AARCH64_ENDIAN_LITTLE, rule);
+		break;
+	default:
+		err = sframe_rule(sec, &fde, &fre, true, sec->abi, rule);
+		break;
+	}
 	if (!err && !(rule->flags & SFRAME_RULE_PCMASK))
 		rule->fre_end = fre.end ? fre.end : fde.size;
 	return err;

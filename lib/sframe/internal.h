@@ -478,12 +478,12 @@ static __always_inline int sframe_fde_type(const struct sframe_section *sec,
 }
 
 /* s390x stores CFA offsets as (offset - 160) / 8. */
-static __always_inline int sframe_cfa_offset(const struct sframe_section *sec,
-					     s32 word, s32 *offset)
+static __always_inline int sframe_cfa_offset(unsigned int abi, s32 word,
+					     s32 *offset)
 {
 	s64 v = word;
 
-	if (sec->abi == SFRAME_ABI_S390X_ENDIAN_BIG)
+	if (abi == SFRAME_ABI_S390X_ENDIAN_BIG)
 		v = v * SFRAME_S390X_CFA_ALIGN - SFRAME_S390X_SP_VAL_OFFSET;
 	if (unlikely(v != (s32)v))
 		return -SFRAME_E_OFFSET;
@@ -501,9 +501,10 @@ static __always_inline void sframe_loc_slot(struct sframe_loc *loc, s32 offset)
 
 /* DEFAULT FDE RA or FP word; s390x v2 encodes registers as odd values. */
 static __always_inline void sframe_loc_word(const struct sframe_section *sec,
+					    unsigned int abi,
 					    struct sframe_loc *loc, s32 word)
 {
-	if (sec->abi == SFRAME_ABI_S390X_ENDIAN_BIG &&
+	if (abi == SFRAME_ABI_S390X_ENDIAN_BIG &&
 	    sec->version == SFRAME_VERSION_2 &&
 	    SFRAME_V2_S390X_OFFSET_IS_REG(word)) {
 		*loc = (struct sframe_loc){
@@ -516,6 +517,7 @@ static __always_inline void sframe_loc_word(const struct sframe_section *sec,
 }
 
 static __always_inline int sframe_rule_default(const struct sframe_section *sec,
+					       unsigned int abi,
 					       const struct sframe_fre *fre,
 					       const struct sframe_words *w,
 					       struct sframe_rule *rule)
@@ -534,7 +536,7 @@ static __always_inline int sframe_rule_default(const struct sframe_section *sec,
 	} else {
 		rule->cfa.reg = sec->fp_reg;
 	}
-	err = sframe_cfa_offset(sec, w->s[m.cfa], &rule->cfa.offset);
+	err = sframe_cfa_offset(abi, w->s[m.cfa], &rule->cfa.offset);
 	if (err)
 		return err;
 
@@ -545,11 +547,11 @@ static __always_inline int sframe_rule_default(const struct sframe_section *sec,
 		/* Padding: the RA is not saved (still in LR / r14). */
 		rule->flags |= SFRAME_RULE_RA_PADDING;
 	} else if (m.ra != SFRAME_NO_WORD) {
-		sframe_loc_word(sec, &rule->ra, w->s[m.ra]);
+		sframe_loc_word(sec, abi, &rule->ra, w->s[m.ra]);
 	}
 
 	if (m.fp != SFRAME_NO_WORD)
-		sframe_loc_word(sec, &rule->fp, w->s[m.fp]);
+		sframe_loc_word(sec, abi, &rule->fp, w->s[m.fp]);
 	return 0;
 }
 
@@ -571,6 +573,7 @@ static inline int sframe_loc_flex(struct sframe_loc *loc, u32 ctrl, s32 offset)
 }
 
 static inline int sframe_rule_flex(const struct sframe_section *sec,
+				   unsigned int abi,
 				   const struct sframe_words *w,
 				   struct sframe_rule *rule)
 {
@@ -583,7 +586,7 @@ static inline int sframe_rule_flex(const struct sframe_section *sec,
 	err = sframe_loc_flex(&rule->cfa, w->u[m.cfa - 1], 0);
 	if (err)
 		return err;
-	err = sframe_cfa_offset(sec, w->s[m.cfa], &rule->cfa.offset);
+	err = sframe_cfa_offset(abi, w->s[m.cfa], &rule->cfa.offset);
 	if (err)
 		return err;
 
@@ -610,6 +613,7 @@ static inline int sframe_rule_flex(const struct sframe_section *sec,
 
 static __always_inline void sframe_rule_init(const struct sframe_section *sec,
 					     const struct sframe_fde *fde,
+					     unsigned int abi,
 					     struct sframe_rule *rule)
 {
 	*rule = (struct sframe_rule){
@@ -619,26 +623,31 @@ static __always_inline void sframe_rule_init(const struct sframe_section *sec,
 		.func_size = fde->size,
 		.fde_index = fde->index,
 	};
-	if (sec->abi == SFRAME_ABI_S390X_ENDIAN_BIG)
+	if (abi == SFRAME_ABI_S390X_ENDIAN_BIG)
 		rule->sp_from_cfa = SFRAME_S390X_SP_VAL_OFFSET;
 	if (sframe_fde_pcmask(fde))
 		rule->flags |= SFRAME_RULE_PCMASK;
 	if (sframe_fde_signal(sec, fde))
 		rule->flags |= SFRAME_RULE_SIGNAL;
-	if (sframe_abi_aarch64(sec) && SFRAME_FUNC_PAUTH_KEY(fde->info))
+	if (sframe_abi_is_aarch64(abi) && SFRAME_FUNC_PAUTH_KEY(fde->info))
 		rule->flags |= SFRAME_RULE_PAUTH_B;
 }
 
-/* sframe_fre_rule(), inlined into sframe_find(). */
+/*
+ * sframe_fre_rule(), inlined into sframe_find().  @abi is @sec->abi: a
+ * constant where sframe_find() inlines it for a common ABI, so that what
+ * only other ABIs do is left out.
+ */
 static __always_inline int sframe_rule(const struct sframe_section *sec,
 				       const struct sframe_fde *fde,
 				       const struct sframe_fre *fre,
-				       bool located, struct sframe_rule *rule)
+				       bool located, unsigned int abi,
+				       struct sframe_rule *rule)
 {
 	struct sframe_words w;
 	int type, err;
 
-	sframe_rule_init(sec, fde, rule);
+	sframe_rule_init(sec, fde, abi, rule);
 	rule->fre_start = fre->start;
 
 	type = sframe_fde_type(sec, fde);
@@ -660,13 +669,13 @@ static __always_inline int sframe_rule(const struct sframe_section *sec,
 		return 0;
 	}
 
-	if (sframe_abi_aarch64(sec) && SFRAME_FRE_MANGLED_RA_P(fre->info))
+	if (sframe_abi_is_aarch64(abi) && SFRAME_FRE_MANGLED_RA_P(fre->info))
 		rule->flags |= SFRAME_RULE_RA_MANGLED;
 
 	if (type == SFRAME_FDE_TYPE_FLEX)
-		err = sframe_rule_flex(sec, &w, rule);
+		err = sframe_rule_flex(sec, abi, &w, rule);
 	else
-		err = sframe_rule_default(sec, fre, &w, rule);
+		err = sframe_rule_default(sec, abi, fre, &w, rule);
 	if (err)
 		return err;
 

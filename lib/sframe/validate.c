@@ -49,7 +49,7 @@ static u32 sframe_validate_fres(const struct sframe_section *sec,
 		if (fre.start >= fde->size && !(fre.start == 0 && !fde->size))
 			sframe_problem(v, -SFRAME_E_FRE_START, fde->index, k);
 		/* Located: sframe_fre_read() checked its type and bounds. */
-		err = sframe_rule(sec, fde, &fre, true, &rule);
+		err = sframe_rule(sec, fde, &fre, true, sec->abi, &rule);
 		if (err)
 			sframe_problem(v, err, fde->index, k);
 #ifndef SFRAME_ACCESS_HEADER
