@@ -328,19 +328,25 @@ EXPORT_SYMBOL_GPL(sframe_read_fre);
  * those far enough from the end of the FRE sub-section that even the
  * longest row would fit need no bounds check (each row ends inside the
  * sub-section, so the next starts inside it).  Each row is at least 2
- * bytes long, and there are at most num_fres.
+ * bytes long, and there are at most num_fres.  @decoded (a constant):
+ * sframe_fde_at() decoded @fde in this lookup, which put its first row
+ * inside the FRE sub-section.  The row found keeps the info byte the scan
+ * read: each row's length depends on the row before, and the rule waits
+ * for the scan.
  */
 static __always_inline int sframe_scan_fres(const struct sframe_section *sec,
 					    const struct sframe_fde *fde,
 					    u32 off, unsigned int asz,
+					    bool decoded,
 					    struct sframe_fre *fre)
 {
 	u32 p = fde->fres, end = sec->fre_end, roomy = 0, last = 0, k;
 	struct sframe_fre row;
 	s64 prev = -1;
+	u8 info = 0;
 	int err;
 
-	if (unlikely(p < sec->fre_base || p > end))
+	if (!decoded && unlikely(p < sec->fre_base || p > end))
 		return fde->num_fres ? -SFRAME_E_FRE_BOUNDS : -SFRAME_E_NO_FRE;
 	/* Rows starting at or below @roomy fit, whatever their size. */
 	if (end >= asz + 1 + SFRAME_FRE_MAX_DATA)
@@ -357,16 +363,14 @@ static __always_inline int sframe_scan_fres(const struct sframe_section *sec,
 		if (row.start > off)
 			break;
 		prev = row.start;
+		info = row.info;
 		last = p;
 		p = row.next;
 	}
 	/* An FRE offset is never 0: the header comes first. */
 	if (!last)
 		return -SFRAME_E_NO_FRE;
-	/* The row found: its info byte again, inside the checked row. */
-	err = sframe_access_copy(sec, last + asz, &fre->info, 1);
-	if (unlikely(err))
-		return err;
+	fre->info = info;
 	fre->start = prev;
 	fre->off = last;
 	fre->next = p;
@@ -405,15 +409,16 @@ static int sframe_scan_masks(const struct sframe_section *sec,
 /* sframe_scan_fres() for the start width of @fde's rows. */
 static __always_inline int sframe_scan_type(const struct sframe_section *sec,
 					    const struct sframe_fde *fde,
-					    u32 off, struct sframe_fre *fre)
+					    u32 off, bool decoded,
+					    struct sframe_fre *fre)
 {
 	switch (SFRAME_FUNC_FRE_TYPE(fde->info)) {
 	case SFRAME_FRE_TYPE_ADDR1:
-		return sframe_scan_fres(sec, fde, off, 1, fre);
+		return sframe_scan_fres(sec, fde, off, 1, decoded, fre);
 	case SFRAME_FRE_TYPE_ADDR2:
-		return sframe_scan_fres(sec, fde, off, 2, fre);
+		return sframe_scan_fres(sec, fde, off, 2, decoded, fre);
 	case SFRAME_FRE_TYPE_ADDR4:
-		return sframe_scan_fres(sec, fde, off, 4, fre);
+		return sframe_scan_fres(sec, fde, off, 4, decoded, fre);
 	default:
 		return -SFRAME_E_FRE_TYPE;
 	}
@@ -421,7 +426,8 @@ static __always_inline int sframe_scan_type(const struct sframe_section *sec,
 
 /*
  * sframe_find_fre(), inlined into sframe_find().  @covers (a constant):
- * the caller found @fde by @pc, so it covers @pc (sframe_search()).
+ * the caller found @fde by @pc (sframe_search()), so it covers @pc and
+ * was decoded in this lookup.
  */
 static __always_inline int sframe_locate_fre(const struct sframe_section *sec,
 					     const struct sframe_fde *fde,
@@ -443,12 +449,13 @@ static __always_inline int sframe_locate_fre(const struct sframe_section *sec,
 		}
 		if (unlikely(!fde->rep_size))
 			return -SFRAME_E_REP_SIZE;
-		err = sframe_scan_type(sec, fde, off % fde->rep_size, fre);
+		err = sframe_scan_type(sec, fde, off % fde->rep_size, covers,
+				       fre);
 		/* A row's range repeats in every block: no one end. */
 		fre->end = 0;
 		return err;
 	}
-	return sframe_scan_type(sec, fde, off, fre);
+	return sframe_scan_type(sec, fde, off, covers, fre);
 }
 
 /**

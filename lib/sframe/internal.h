@@ -231,35 +231,6 @@ static inline u64 sframe_index_blocks(u64 lo, u64 hi, unsigned int shift)
 #define SFRAME_FRE_MAX_DATA	(SFRAME_FRE_WORD_COUNT(0xff) << SFRAME_FRE_WORD_4B)
 
 /*
- * Bytes of data words after an FRE, per info byte: the word count shifted
- * by the word size (SFRAME_FRE_WORD_COUNT(i) << SFRAME_FRE_WORD_SIZE(i)),
- * 0xff for the word size that does not exist.  A table, as each row of a
- * scan needs it to find the next.
- */
-static const u8 sframe_fre_dlen[256] = {
-	0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7,
-	8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15,
-	0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14,
-	16, 16, 18, 18, 20, 20, 22, 22, 24, 24, 26, 26, 28, 28, 30, 30,
-	0, 0, 4, 4, 8, 8, 12, 12, 16, 16, 20, 20, 24, 24, 28, 28,
-	32, 32, 36, 36, 40, 40, 44, 44, 48, 48, 52, 52, 56, 56, 60, 60,
-	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7,
-	8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15,
-	0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14,
-	16, 16, 18, 18, 20, 20, 22, 22, 24, 24, 26, 26, 28, 28, 30, 30,
-	0, 0, 4, 4, 8, 8, 12, 12, 16, 16, 20, 20, 24, 24, 28, 28,
-	32, 32, 36, 36, 40, 40, 44, 44, 48, 48, 52, 52, 56, 56, 60, 60,
-	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-};
-
-/*
  * Locate the FRE at section offset @off whose start field is @asz bytes
  * wide.  Inlined with a constant @asz, so the scan loop below compiles to
  * fixed-size loads.  @roomy (a constant too): the caller has checked that
@@ -284,10 +255,11 @@ static __always_inline int sframe_fre_at(const struct sframe_section *sec,
 
 	info = b[asz];
 	fre->info = info;
-	len = sframe_fre_dlen[info];
-	if (unlikely(len > SFRAME_FRE_MAX_DATA))
+	/* Computed, not looked up: a scan waits for each row's length. */
+	if (unlikely(SFRAME_FRE_WORD_SIZE(info) > SFRAME_FRE_WORD_4B))
 		return -SFRAME_E_WORD_SIZE;
-	len += asz + 1;
+	len = asz + 1 +
+	      (SFRAME_FRE_WORD_COUNT(info) << SFRAME_FRE_WORD_SIZE(info));
 	if (!roomy && unlikely(len > end - off))
 		return -SFRAME_E_FRE_BOUNDS;
 
