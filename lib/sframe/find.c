@@ -56,19 +56,29 @@ EXPORT_SYMBOL_GPL(sframe_get_fde);
  * from the address, so for a @pc that a function covers, the comparison
  * orders every FDE by the start field as @pc orders the resolved starts;
  * sframe_validate() rejects a section whose starts lie on both sides of
- * the wrap of the address space, where the two orders differ.  8-byte
- * starts (v3) are resolved and compared with @pc itself.
+ * the wrap of the address space, where the two orders differ.  Section-
+ * relative starts are compared as 32-bit values with @rel32, @rel clamped
+ * to that range: one compare with the field in memory.  The clamp keeps
+ * every order but that of a start of exactly S32_MIN with @rel below it,
+ * where @pc lies below every function either way.  8-byte starts (v3) are
+ * resolved and compared with @pc itself.
  */
 struct sframe_key {
 	u64 pc;
 	s64 rel;
+	s32 rel32;
 };
 
 static __always_inline void sframe_key_init(const struct sframe_section *sec,
 					    u64 pc, struct sframe_key *key)
 {
+	s64 rel = (s64)(pc - sec->addr);
+
 	key->pc = pc;
-	key->rel = (s64)(pc - sec->addr);
+	key->rel = rel;
+	rel = rel > 0x7fffffff ? 0x7fffffff : rel;
+	rel = rel < -0x80000000LL ? -0x80000000LL : rel;
+	key->rel32 = rel;
 }
 
 /*
@@ -97,6 +107,11 @@ static __always_inline int sframe_probe(const struct sframe_section *sec,
 	err = sframe_access_copy(sec, off, b, n);
 	if (unlikely(err))
 		return err;
+	if (n == 4 && !pcrel) {
+		/* One 32-bit compare of the field with the clamped key. */
+		*below = (s32)sframe_uint(b, 4, swap) <= key->rel32;
+		return 0;
+	}
 	v = sframe_sint(b, n, swap);
 	/* PC-relative starts are relative to the start field's offset. */
 	if (n == 8)
