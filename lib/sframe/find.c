@@ -139,30 +139,87 @@ static __always_inline int sframe_probe(const struct sframe_section *sec,
  * one, or @stride bytes), so that without @order no step multiplies or
  * divides, and the FDE found is read at @cur directly.  It starts at
  * @lo - 1; after the first step a power of two of candidates follows it.
- * While that range is wide (at least %SFRAME_BSEARCH_WIDE candidates,
- * spread over several cache lines) each step divides it by four: three
- * reads that do not depend on each other (their latencies overlap, where
- * a binary search waits for each read in turn), and two selections that
- * compile to conditional moves.  Narrower ranges (at most 8 candidates,
- * in lines the last steps read) are halved, one read per step, which
- * costs fewer instructions per candidate left out.  No branch on the
- * data: an unpredictable branch would discard the work the CPU started
- * beyond it.  At most 19 steps; whatever the data, sorted or not, @cur
- * moves only forward within [@lo - 1, @hi).
+ * Each step then divides them by four (sframe_bsearch_quarter()), and a
+ * last one may halve two.  Without @order, what the last steps and the
+ * row scan read is prefetched as soon as it is known: the lines of the
+ * last %SFRAME_BSEARCH_NEAR candidates, then the first rows of the last
+ * four (their FRE offset fields are at @fre_field in each FDE), so that
+ * these reads wait on memory together rather than one after the other.
+ * No branch on the data: an unpredictable branch would discard the work
+ * the CPU started beyond it.  At most 17 steps; whatever the data, sorted
+ * or not, @cur moves only forward within [@lo - 1, @hi).
  */
-#define SFRAME_BSEARCH_WIDE	16
+#define SFRAME_BSEARCH_NEAR	16
+
+/*
+ * One step of sframe_bsearch() over the @q * 4 candidates following @cur:
+ * three reads that do not depend on each other (their latencies overlap,
+ * where a binary search waits for each read in turn), and two selections
+ * that compile to conditional moves.
+ */
+static __always_inline int sframe_bsearch_quarter(const struct sframe_section *sec,
+						  const struct sframe_key *key,
+						  u32 stride, unsigned int n,
+						  bool swap, bool pcrel,
+						  const u32 *order, u32 q,
+						  u32 *cur)
+{
+	u32 a1 = *cur + q, a2 = *cur + 2 * q, a3 = *cur + 3 * q, low, high;
+	bool b1, b2, b3;
+	int err;
+
+	err = sframe_probe(sec, a1, stride, n, swap, pcrel, order, key, &b1);
+	if (!err)
+		err = sframe_probe(sec, a2, stride, n, swap, pcrel, order, key,
+				   &b2);
+	if (!err)
+		err = sframe_probe(sec, a3, stride, n, swap, pcrel, order, key,
+				   &b3);
+	if (unlikely(err))
+		return err;
+	low = b1 ? a1 : *cur;
+	high = b3 ? a3 : a2;
+	*cur = b2 ? high : low;
+	return 0;
+}
+
+/*
+ * Prefetch the first row of the four functions whose FDEs follow section
+ * offset @cur, @stride bytes apart.  A hint: the FRE offsets are read
+ * without a check (@cur may be one FDE before the index, in the header),
+ * and a wrong one costs a useless prefetch, never a wrong answer.
+ */
+static __always_inline void sframe_prefetch_rows(const struct sframe_section *sec,
+						 u32 cur, u32 stride,
+						 u32 fre_field, bool swap)
+{
+	u8 b[4][4];
+
+	if (!SFRAME_ACCESS_PREFETCH)
+		return;
+	cur += fre_field;
+	sframe_access_copy(sec, cur, b[0], 4);
+	sframe_access_copy(sec, cur + stride, b[1], 4);
+	sframe_access_copy(sec, cur + 2 * stride, b[2], 4);
+	sframe_access_copy(sec, cur + 3 * stride, b[3], 4);
+	sframe_access_prefetch(sec, sec->fre_base + sframe_uint(b[0], 4, swap));
+	sframe_access_prefetch(sec, sec->fre_base + sframe_uint(b[1], 4, swap));
+	sframe_access_prefetch(sec, sec->fre_base + sframe_uint(b[2], 4, swap));
+	sframe_access_prefetch(sec, sec->fre_base + sframe_uint(b[3], 4, swap));
+}
 
 static __always_inline int sframe_bsearch(const struct sframe_section *sec,
 					  u64 pc, u32 lo, u32 hi, u32 stride,
-					  unsigned int n, bool swap, bool pcrel,
+					  unsigned int n, u32 fre_field,
+					  bool swap, bool pcrel,
 					  const u32 *order, u32 *index,
 					  u32 *at)
 {
-	u32 len = hi - lo, unit = order ? 1 : stride, step, q, a1, a2, a3;
+	u32 len = hi - lo, unit = order ? 1 : stride, step, q, a1;
 	u32 base = order ? lo - 1 : sec->fde_base + (lo - 1) * stride;
-	u32 cur = base, low, high;
+	u32 cur = base;
 	struct sframe_key key;
-	bool b1, b2, b3;
+	bool b1;
 	int err;
 
 	sframe_key_init(sec, pc, &key);
@@ -176,32 +233,48 @@ static __always_inline int sframe_bsearch(const struct sframe_section *sec,
 			return err;
 		cur = b1 ? a1 : cur;
 		/* From here on the answer is in [cur, cur + step - 1]. */
-		for (q = step * unit; q >= SFRAME_BSEARCH_WIDE * unit;) {
+		for (q = step * unit; q > SFRAME_BSEARCH_NEAR * unit;) {
 			q /= 4;
-			a1 = cur + q;
-			a2 = cur + 2 * q;
-			a3 = cur + 3 * q;
-			err = sframe_probe(sec, a1, stride, n, swap, pcrel,
-					   order, &key, &b1);
-			if (!err)
-				err = sframe_probe(sec, a2, stride, n, swap,
-						   pcrel, order, &key, &b2);
-			if (!err)
-				err = sframe_probe(sec, a3, stride, n, swap,
-						   pcrel, order, &key, &b3);
+			err = sframe_bsearch_quarter(sec, &key, stride, n, swap,
+						     pcrel, order, q, &cur);
 			if (unlikely(err))
 				return err;
-			low = b1 ? a1 : cur;
-			high = b3 ? a3 : a2;
-			cur = b2 ? high : low;
 		}
-		while (q > unit) {
-			q /= 2;
-			err = sframe_probe(sec, cur + q, stride, n, swap,
+		/*
+		 * [cur, cur + q): at most 16 FDEs of up to 20 bytes, so six
+		 * lines cover them whatever the alignment.
+		 */
+		if (!order) {
+			sframe_access_prefetch(sec, cur);
+			sframe_access_prefetch(sec, cur + 64);
+			sframe_access_prefetch(sec, cur + 128);
+			sframe_access_prefetch(sec, cur + 192);
+			sframe_access_prefetch(sec, cur + 256);
+			sframe_access_prefetch(sec, cur + q - 1);
+		}
+		if (q >= 8 * unit) {
+			q /= 4;
+			err = sframe_bsearch_quarter(sec, &key, stride, n, swap,
+						     pcrel, order, q, &cur);
+			if (unlikely(err))
+				return err;
+		}
+		if (q == 4 * unit) {
+			if (!order)
+				sframe_prefetch_rows(sec, cur, stride,
+						     fre_field, swap);
+			q = unit;
+			err = sframe_bsearch_quarter(sec, &key, stride, n, swap,
+						     pcrel, order, q, &cur);
+			if (unlikely(err))
+				return err;
+		}
+		if (q > unit) {
+			err = sframe_probe(sec, cur + unit, stride, n, swap,
 					   pcrel, order, &key, &b1);
 			if (unlikely(err))
 				return err;
-			cur = b1 ? cur + q : cur;
+			cur = b1 ? cur + unit : cur;
 		}
 	}
 	if (!lo && cur == base)
@@ -231,6 +304,8 @@ static __always_inline int sframe_search_v(const struct sframe_section *sec,
 					   struct sframe_fde *fde)
 {
 	u32 stride = sframe_fde_stride(ver), i, at;
+	u32 fre_field = ver >= SFRAME_VERSION_3 ? SFRAME_V3_FDE_FRE_OFF :
+						  SFRAME_V1_FDE_FRE_OFF;
 	unsigned int n = sframe_fde_start_len(ver);
 	int err;
 
@@ -239,15 +314,15 @@ static __always_inline int sframe_search_v(const struct sframe_section *sec,
 		     sec->fre_base))
 		return -SFRAME_E_LAYOUT;
 	if (sframe_swap(sec) || sec->order)
-		err = sframe_bsearch(sec, pc, lo, hi, stride, n,
+		err = sframe_bsearch(sec, pc, lo, hi, stride, n, fre_field,
 				     sframe_swap(sec), sec->pcrel, sec->order,
 				     &i, &at);
 	else if (sec->pcrel)
-		err = sframe_bsearch(sec, pc, lo, hi, stride, n, false, true,
-				     NULL, &i, &at);
+		err = sframe_bsearch(sec, pc, lo, hi, stride, n, fre_field,
+				     false, true, NULL, &i, &at);
 	else
-		err = sframe_bsearch(sec, pc, lo, hi, stride, n, false, false,
-				     NULL, &i, &at);
+		err = sframe_bsearch(sec, pc, lo, hi, stride, n, fre_field,
+				     false, false, NULL, &i, &at);
 	if (err)
 		return err;
 	/* i < num_fdes: sframe_bsearch() checked @order's entries. */
