@@ -242,9 +242,11 @@ static __always_inline int sframe_bsearch(const struct sframe_section *sec,
 		}
 		/*
 		 * [cur, cur + q): at most 16 FDEs of up to 20 bytes, so six
-		 * lines cover them whatever the alignment.
+		 * lines cover them whatever the alignment.  A search that
+		 * started this narrow (in a block of the lookup index) reads
+		 * them in a step or two anyway.
 		 */
-		if (!order) {
+		if (!order && step > SFRAME_BSEARCH_NEAR) {
 			sframe_access_prefetch(sec, cur);
 			sframe_access_prefetch(sec, cur + 64);
 			sframe_access_prefetch(sec, cur + 128);
