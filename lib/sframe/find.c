@@ -184,10 +184,13 @@ static __always_inline int sframe_bsearch_quarter(const struct sframe_section *s
 }
 
 /*
- * Prefetch the first row of the four functions whose FDEs follow section
- * offset @cur, @stride bytes apart.  A hint: the FRE offsets are read
- * without a check (@cur may be one FDE before the index, in the header),
- * and a wrong one costs a useless prefetch, never a wrong answer.
+ * Prefetch the first row of the four functions whose FDEs start at
+ * section offset @cur, @stride bytes apart.  The four FRE offset fields
+ * lie in the section: the last three FDEs are candidates of the search,
+ * inside the FDE index, and @cur is one too or the FDE slot before the
+ * index (inside the header, which is longer than an FDE).  The offsets
+ * are not checked: they only steer a prefetch, which never faults, and a
+ * wrong one costs a useless prefetch, never a wrong answer.
  */
 static __always_inline void sframe_prefetch_rows(const struct sframe_section *sec,
 						 u32 cur, u32 stride,
